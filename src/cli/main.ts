@@ -1,0 +1,12 @@
+#!/usr/bin/env bun
+// Entry point of the clanka binary. `--version` answers before anything else is imported, and
+// each subcommand's module is loaded only when that subcommand runs: start-up stays fast.
+import { VERSION } from "../version.ts"
+
+const argv = process.argv.slice(2)
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+  process.stdout.write(`clanka ${VERSION}\n`)
+} else {
+  const { runCli } = await import("./cli.ts")
+  process.exitCode = await runCli(argv)
+}

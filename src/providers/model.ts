@@ -1,0 +1,54 @@
+/** clanka's provider-neutral transcript and stream; nothing above providers/ imports an SDK. */
+
+export interface TokenUsage {
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+}
+
+export type Part =
+  | { type: "text-start" | "text-end" | "reasoning-start" | "reasoning-end" }
+  | { type: "text-delta" | "reasoning-delta"; delta: string }
+  /** Streaming of a tool call's input (the execute script), before the complete tool-call. */
+  | { type: "tool-input-start"; id: string; name: string }
+  | { type: "tool-input-delta"; id: string; delta: string }
+  | { type: "tool-input-end"; id: string }
+  | { type: "tool-call"; id: string; name: string; input: unknown }
+  /** Provider data that must be echoed back on the next request (signatures, encrypted reasoning). */
+  | { type: "provider-data"; data: unknown }
+  | { type: "finish"; stop: "tool" | "end" | "length"; usage: TokenUsage }
+
+export type AssistantContent =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string; providerData?: unknown }
+  | { type: "tool-call"; id: string; name: string; input: unknown }
+
+export type Message =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: AssistantContent[]; providerData?: unknown }
+  | { role: "tool"; toolCallId: string; content: string }
+
+export interface ToolSpec {
+  name: string
+  description: string
+  /** JSON Schema of the tool's input. */
+  inputSchema: Record<string, unknown>
+}
+
+export interface StreamRequest {
+  system: string
+  messages: Message[]
+  tools: ToolSpec[]
+  signal: AbortSignal
+}
+
+export interface Model {
+  provider: string
+  id: string
+  /** Reasoning effort, when the spec named one (`provider/model:effort`). */
+  effort?: string
+  /** Context window in tokens, or null when unknown. */
+  contextWindow: number | null
+  stream(request: StreamRequest): AsyncIterable<Part>
+}

@@ -1,0 +1,37 @@
+import * as v from "valibot"
+import { defineTool } from "./tool.ts"
+
+/** Tools that steer the run itself rather than touch the machine. */
+export const controlTools = [
+  defineTool({
+    name: "taskComplete",
+    description: "Finish the task with a summary for the user; the run ends after this script.",
+    params: v.string(),
+    paramName: "output",
+    result: v.void(),
+    run: async (summary, ctx) => ctx.onTaskComplete(summary),
+  }),
+  defineTool({
+    name: "delegate",
+    description: "Run a sub-agent with fresh history on a self-contained task; returns its summary.",
+    params: v.string(),
+    paramName: "task",
+    result: v.string(),
+    run: async (task, ctx) => ctx.onSubagent(task),
+  }),
+  defineTool({
+    name: "sleep",
+    description: "Wait for the given number of milliseconds.",
+    params: v.pipe(v.number(), v.minValue(0)),
+    paramName: "ms",
+    result: v.void(),
+    run: (ms, ctx) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, ms)
+        ctx.signal.addEventListener("abort", () => {
+          clearTimeout(timer)
+          reject(ctx.signal.reason)
+        })
+      }),
+  }),
+]

@@ -1,0 +1,3 @@
+import type { Tool } from "./tool.ts"
+
+export const fsTools: Tool[] = []

@@ -1,0 +1,42 @@
+import type * as v from "valibot"
+import type { TodoStore } from "./todos.ts"
+import type { ProcessRegistry } from "./processes.ts"
+
+/** What a tool sees of the execute that called it. */
+export interface ToolContext {
+  /** Absolute path of the executor's directory; tool paths are relative to it. */
+  directory: string
+  /** Aborted when the script is cancelled or times out. */
+  signal: AbortSignal
+  onTaskComplete(summary: string): void
+  onSubagent(prompt: string): Promise<string>
+  /** Per-executor todo list. */
+  todos: TodoStore
+  /** Every child process a tool starts is registered here so cancellation can kill it. */
+  processes: ProcessRegistry
+}
+
+export interface Tool<P = any, R = any> {
+  name: string
+  /** One line, shown to the model. */
+  description: string
+  /** Validates calls and renders the TypeScript declaration. */
+  params: v.GenericSchema<unknown, P>
+  /** Name of the single parameter in the declaration ("patch", "command", …). */
+  paramName?: string
+  /** Shape of the result, rendered as the declaration's return type. */
+  result: v.GenericSchema<unknown, R>
+  run(params: P, ctx: ToolContext): Promise<R>
+}
+
+/** Identity helper that keeps the parameter and result types tied to the schemas. */
+export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchema>(tool: {
+  name: string
+  description: string
+  params: PS
+  paramName?: string
+  result: RS
+  run(params: v.InferOutput<PS>, ctx: ToolContext): Promise<v.InferOutput<RS>>
+}): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {
+  return tool as unknown as Tool<v.InferOutput<PS>, v.InferOutput<RS>>
+}
