@@ -52,3 +52,18 @@ export interface Model {
   contextWindow: number | null
   stream(request: StreamRequest): AsyncIterable<Part>
 }
+
+/**
+ * A failed model request. Providers translate SDK errors into this; the agent loop retries when
+ * `retryable` (429, 5xx, overloaded, network) and ends the run otherwise (400/401/403/404).
+ */
+export class ModelError extends Error {
+  override name = "ModelError"
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
