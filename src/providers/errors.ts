@@ -1,0 +1,74 @@
+/**
+ * SDK failures → ModelError. Duck-typed on the SDKs' APIError shape (status, error body, name) so
+ * this module does not load an SDK. The agent loop decides on retries from `retryable`.
+ */
+import { CancelledError } from "../errors.ts"
+import { ModelError } from "./model.ts"
+
+export interface ErrorContext {
+  /** "Anthropic API", "OpenAI API", "OpenAI-compatible API at http://…". */
+  api: string
+  /** The variable holding the key, named when the key is refused. */
+  keyVariable: string
+  signal?: AbortSignal
+}
+
+/** Error types some providers send in a 200 stream or an error body, which are worth a retry. */
+const retryableTypes = new Set([
+  "overloaded_error",
+  "rate_limit_error",
+  "api_error",
+  "server_error",
+  "rate_limit_exceeded",
+  "internal_error",
+  "timeout_error",
+  "service_unavailable",
+])
+
+function providerMessage(error: unknown): { message: string; type?: string } {
+  const e = error as { error?: unknown; message?: unknown }
+  const body = e.error as Record<string, unknown> | undefined
+  // Anthropic: {type: "error", error: {type, message}}; OpenAI: {message, type, code}.
+  const inner = (body && typeof body.error === "object" ? body.error : body) as Record<string, unknown> | undefined
+  const message = typeof inner?.message === "string" ? inner.message : typeof e.message === "string" ? e.message : String(error)
+  // OpenAI's `code` (rate_limit_exceeded, insufficient_quota) is more precise than its `type`.
+  const type = typeof inner?.code === "string" ? inner.code : typeof inner?.type === "string" ? inner.type : undefined
+  return type === undefined ? { message } : { message, type }
+}
+
+export function toModelError(error: unknown, context: ErrorContext): Error {
+  if (error instanceof ModelError || error instanceof CancelledError) return error
+  if (context.signal?.aborted) return new CancelledError()
+  const name = (error as { name?: unknown })?.name
+  if (name === "AbortError" || name === "APIUserAbortError") return new CancelledError()
+  const status = (error as { status?: unknown })?.status
+  if (typeof status === "number") {
+    const { message, type } = providerMessage(error)
+    const detail = `${context.api} error ${status}${type ? ` (${type})` : ""}: ${message}`
+    if (status === 401 || status === 403)
+      return new ModelError(`${detail} — check ${context.keyVariable}`, false, status)
+    const retryable =
+      type !== "insufficient_quota" &&
+      (status === 408 || status === 409 || status === 429 || status >= 500 || retryableTypes.has(type ?? ""))
+    return new ModelError(detail, retryable, status)
+  }
+  if (name === "APIError" || (error as { error?: unknown })?.error !== undefined) {
+    // An error event inside a 200 stream (e.g. overloaded_error): no HTTP status.
+    const { message, type } = providerMessage(error)
+    const retryable = type === undefined || retryableTypes.has(type)
+    return new ModelError(`${context.api} error${type ? ` (${type})` : ""}: ${message}`, retryable)
+  }
+  if (name === "APIConnectionError" || name === "APIConnectionTimeoutError") {
+    const cause = (error as { cause?: { message?: string } }).cause?.message
+    return new ModelError(`cannot reach the ${context.api}: ${cause ?? (error as Error).message}`, true)
+  }
+  // Anything else while reading the stream: the connection broke mid-response.
+  const message = error instanceof Error ? error.message : String(error)
+  return new ModelError(`${context.api} stream interrupted: ${message}`, true)
+}
+
+/** The stream ended without its final event. */
+export function incompleteStream(context: ErrorContext): Error {
+  if (context.signal?.aborted) return new CancelledError()
+  return new ModelError(`${context.api} stream ended before the response was complete`, true)
+}

@@ -1,0 +1,172 @@
+/**
+ * Chat Completions (streaming) at OPENAI_BASE_URL → clanka Parts: Ollama, vLLM, llama.cpp server,
+ * OpenRouter and the like. Reasoning that such servers stream as `delta.reasoning_content` or
+ * `delta.reasoning` becomes reasoning parts; it is not sent back. Tool call deltas are
+ * accumulated by index; each call's tool-input-end and tool-call come when the choice finishes.
+ */
+import type { OpenAI as OpenAIClient } from "openai"
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions"
+import { UsageError } from "../errors.ts"
+import { type ErrorContext, incompleteStream, toModelError } from "./errors.ts"
+import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
+import type { Env, ModelSpec } from "./resolve.ts"
+import { parseToolInput } from "./tool-input.ts"
+
+export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
+  const baseURL = env.OPENAI_BASE_URL
+  if (!baseURL)
+    throw new UsageError(
+      "OPENAI_BASE_URL is not set: export the server's URL to use openai-compatible models (e.g. http://localhost:11434/v1)",
+    )
+  // Local servers need no key, but the SDK insists on one; a placeholder is sent instead.
+  const apiKey = env.OPENAI_API_KEY || "none"
+  const context: Omit<ErrorContext, "signal"> = {
+    api: `OpenAI-compatible API at ${baseURL}`,
+    keyVariable: "OPENAI_API_KEY",
+  }
+  let client: OpenAIClient | undefined
+
+  return {
+    provider: "openai-compatible",
+    id: spec.model,
+    ...(spec.effort === undefined ? {} : { effort: spec.effort }),
+    contextWindow: null,
+    async *stream(request) {
+      const ctx = { ...context, signal: request.signal }
+      if (!client) {
+        const { OpenAI } = await import("openai")
+        client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+      }
+      let events: AsyncIterator<ChatCompletionChunk>
+      try {
+        const stream = await client.chat.completions.create(chatRequest(spec, request), { signal: request.signal })
+        events = stream[Symbol.asyncIterator]()
+      } catch (error) {
+        throw toModelError(error, ctx)
+      }
+      yield* mapChunks(events, ctx)
+    },
+  }
+}
+
+export function chatRequest(spec: ModelSpec, request: StreamRequest): ChatCompletionCreateParamsStreaming {
+  return {
+    model: spec.model,
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: toChatMessages(request.system, request.messages),
+    ...(request.tools.length
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+          })),
+        }
+      : {}),
+    ...(spec.effort ? { reasoning_effort: spec.effort as "low" } : {}),
+  }
+}
+
+export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [{ role: "system", content: system }]
+  for (const message of messages) {
+    if (message.role === "user") out.push({ role: "user", content: message.content })
+    else if (message.role === "tool")
+      out.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content })
+    else {
+      const text = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
+      const calls = message.content.flatMap((p) =>
+        p.type === "tool-call"
+          ? [{ id: p.id, type: "function" as const, function: { name: p.name, arguments: JSON.stringify(p.input) } }]
+          : [],
+      )
+      if (text === "" && calls.length === 0) continue
+      out.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length ? { tool_calls: calls } : {}) })
+    }
+  }
+  return out
+}
+
+interface Call {
+  id: string
+  name: string
+  json: string
+}
+
+async function* mapChunks(chunks: AsyncIterator<ChatCompletionChunk>, ctx: ErrorContext): AsyncIterable<Part> {
+  let open: "text" | "reasoning" | null = null
+  const calls = new Map<number, Call>()
+  let finish: string | null = null
+  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+  const close = function* (): Iterable<Part> {
+    if (open === "text") yield { type: "text-end" }
+    if (open === "reasoning") yield { type: "reasoning-end" }
+    open = null
+  }
+  while (true) {
+    let next: IteratorResult<ChatCompletionChunk>
+    try {
+      next = await chunks.next()
+    } catch (error) {
+      throw toModelError(error, ctx)
+    }
+    if (next.done) break
+    const chunk = next.value
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
+      usage = {
+        inputTokens: Math.max(0, chunk.usage.prompt_tokens - cached),
+        outputTokens: chunk.usage.completion_tokens,
+        cacheReadTokens: cached,
+        cacheWriteTokens: 0,
+      }
+    }
+    const choice = chunk.choices?.[0]
+    if (!choice) continue
+    const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string }
+    const reasoning = delta.reasoning_content ?? delta.reasoning
+    if (reasoning) {
+      if (open !== "reasoning") {
+        yield* close()
+        open = "reasoning"
+        yield { type: "reasoning-start" }
+      }
+      yield { type: "reasoning-delta", delta: reasoning }
+    }
+    if (delta.content) {
+      if (open !== "text") {
+        yield* close()
+        open = "text"
+        yield { type: "text-start" }
+      }
+      yield { type: "text-delta", delta: delta.content }
+    }
+    for (const tc of delta.tool_calls ?? []) {
+      let call = calls.get(tc.index)
+      if (!call) {
+        yield* close()
+        call = { id: tc.id || `call_${tc.index}`, name: tc.function?.name ?? "", json: "" }
+        calls.set(tc.index, call)
+        yield { type: "tool-input-start", id: call.id, name: call.name }
+      }
+      const args = tc.function?.arguments
+      if (args) {
+        call.json += args
+        yield { type: "tool-input-delta", id: call.id, delta: args }
+      }
+    }
+    if (choice.finish_reason) finish = choice.finish_reason
+  }
+  if (finish === null) throw incompleteStream(ctx)
+  yield* close()
+  for (const call of calls.values()) {
+    yield { type: "tool-input-end", id: call.id }
+    yield { type: "tool-call", id: call.id, name: call.name, input: parseToolInput(call.json) }
+  }
+  const stop = finish === "length" ? "length" : calls.size > 0 ? "tool" : "end"
+  yield { type: "finish", stop, usage }
+}
