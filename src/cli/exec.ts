@@ -1,0 +1,73 @@
+import { defineCommand } from "citty"
+import { readFile } from "node:fs/promises"
+import { ExitCode, ScriptError, ToolError, UsageError, CancelledError } from "../errors.ts"
+import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { reportError } from "./cli.ts"
+
+export default defineCommand({
+  meta: { name: "exec", description: "Run one code-mode script without a model and print its output" },
+  args: {
+    file: { type: "positional", required: false, description: "script file, or - for stdin", valueHint: "FILE|-" },
+    eval: { type: "string", alias: "e", description: "the script itself", valueHint: "CODE" },
+    timeout: { type: "string", description: "time limit of the script in seconds (default 600)", valueHint: "SECONDS" },
+    ...executorArgs,
+  },
+  async run({ args }) {
+    const script = await readScript(args.file, args.eval)
+    const timeoutMs = parseTimeout(args.timeout)
+    const executor = await openExecutor(args)
+    const abort = new AbortController()
+    const onSigint = () => abort.abort()
+    process.once("SIGINT", onSigint)
+    try {
+      const output = executor.execute({
+        script,
+        timeoutMs,
+        signal: abort.signal,
+        onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${summary}\n`),
+        onSubagent: async () => {
+          throw new ToolError("sub-agents need a model: use `clanka run`")
+        },
+      })
+      for await (const text of output) await write(text)
+      return ExitCode.ok
+    } catch (error) {
+      if (error instanceof CancelledError) return ExitCode.interrupted
+      if (error instanceof ScriptError) {
+        process.stderr.write(`clanka: the script failed: ${error.message}\n`)
+        return ExitCode.failed
+      }
+      return reportError(error)
+    } finally {
+      process.off("SIGINT", onSigint)
+      await executor.close()
+    }
+  },
+})
+
+async function readScript(file: string | undefined, code: string | undefined): Promise<string> {
+  if (code !== undefined && file !== undefined) throw new UsageError("give the script either as FILE or with -e, not both")
+  if (code !== undefined) return code
+  if (file === undefined || file === "-") {
+    if (file === undefined && process.stdin.isTTY) throw new UsageError("no script: pass FILE, - for stdin, or -e CODE")
+    return await new Response(Bun.stdin.stream()).text()
+  }
+  try {
+    return await readFile(file, "utf8")
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}
+
+function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const seconds = Number(value)
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, got "${value}"`)
+  return Math.round(seconds * 1000)
+}
+
+/** Writes with back-pressure so a script printing gigabytes does not pile up in memory. */
+function write(text: string): Promise<void> | void {
+  if (process.stdout.write(text)) return
+  return new Promise((resolve) => process.stdout.once("drain", () => resolve()))
+}

@@ -1,0 +1,42 @@
+import { defineCommand } from "citty"
+import * as v from "valibot"
+import { ClankaError, ExitCode, UsageError } from "../errors.ts"
+import { findTool, InvalidParamsError, toolNames } from "../tools/registry.ts"
+import { executorArgs, openExecutor } from "./executor-flags.ts"
+
+export default defineCommand({
+  meta: { name: "tool", description: "Call one tool directly and print its JSON result" },
+  args: {
+    name: { type: "positional", required: true, description: "tool name (clanka tools lists them)", valueHint: "NAME" },
+    params: { type: "positional", required: false, description: "parameters as JSON; a plain string for tools that take one", valueHint: "JSON" },
+    ...executorArgs,
+  },
+  async run({ args }) {
+    const tool = findTool(args.name)
+    if (!tool) throw new UsageError(`unknown tool "${args.name}"; tools: ${toolNames.join(", ")}`)
+    const params = parseParams(args.params, tool.params)
+    const executor = await openExecutor(args)
+    try {
+      const result = await executor.executeUnsafe(args.name, params)
+      process.stdout.write(JSON.stringify(result ?? null, null, 2) + "\n")
+      return ExitCode.ok
+    } catch (error) {
+      if (error instanceof InvalidParamsError) throw new UsageError(error.message)
+      if (error instanceof ClankaError) throw error
+      throw new ClankaError(error instanceof Error ? error.message : String(error))
+    } finally {
+      await executor.close()
+    }
+  },
+})
+
+/** JSON, except that a tool taking one string may be given the bare string. */
+function parseParams(text: string | undefined, schema: v.GenericSchema): unknown {
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    if (v.is(schema, text)) return text
+    throw new UsageError(`parameters must be JSON, got: ${text.length > 60 ? text.slice(0, 60) + "…" : text}`)
+  }
+}

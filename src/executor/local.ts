@@ -1,0 +1,103 @@
+import { readFile } from "node:fs/promises"
+import { join, resolve } from "node:path"
+import { CancelledError, ScriptError, ToolError } from "../errors.ts"
+import { Sandbox } from "../sandbox/sandbox.ts"
+import { ProcessRegistry } from "../tools/processes.ts"
+import { callTool, toolsDts } from "../tools/registry.ts"
+import { TodoStore } from "../tools/todos.ts"
+import type { ToolContext } from "../tools/tool.ts"
+import { AsyncQueue } from "../util/async-queue.ts"
+import { PROTOCOL_VERSION, VERSION } from "../version.ts"
+import { DEFAULT_SCRIPT_TIMEOUT_MS, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
+
+export interface LocalExecutorOptions {
+  directory: string
+}
+
+/** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
+export class LocalExecutor implements Executor {
+  readonly directory: string
+  private readonly sandbox = new Sandbox()
+  private readonly todos = new TodoStore()
+  /** Processes of every running execute, so close() can kill them all. */
+  private readonly running = new Set<ProcessRegistry>()
+
+  constructor(options: LocalExecutorOptions) {
+    this.directory = resolve(options.directory)
+    this.sandbox.warm()
+  }
+
+  async capabilities(): Promise<Capabilities> {
+    return {
+      toolsDts: toolsDts(),
+      agentsMd: await readFile(join(this.directory, "AGENTS.md"), "utf8").catch(() => null),
+      supportsSearch: false,
+      protocolVersion: PROTOCOL_VERSION,
+      version: VERSION,
+      directory: this.directory,
+    }
+  }
+
+  execute(options: ExecuteOptions): AsyncIterable<string> {
+    const output = new AsyncQueue<string>()
+    const abort = new AbortController()
+    const processes = new ProcessRegistry()
+    const ctx = this.context(abort.signal, processes, options)
+    this.running.add(processes)
+    const onCancel = () => abort.abort(new CancelledError())
+    options.signal?.addEventListener("abort", onCancel)
+    this.sandbox
+      .run({
+        script: options.script,
+        timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
+        signal: abort.signal,
+        onOutput: (text) => output.push(text),
+        onCall: (tool, params) => callTool(tool, params, ctx),
+      })
+      .then((result) => {
+        options.signal?.removeEventListener("abort", onCancel)
+        this.running.delete(processes)
+        if (result.ok) return output.end()
+        // A stopped script's processes go with it; a script that ended normally may leave
+        // background servers it started on purpose.
+        if (result.reason !== "error") {
+          abort.abort(new CancelledError(result.error))
+          processes.killAll()
+        }
+        output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
+      })
+    return output
+  }
+
+  async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
+    const processes = new ProcessRegistry()
+    const ctx = this.context(new AbortController().signal, processes, {
+      onTaskComplete: () => {},
+      onSubagent: async () => {
+        throw new ToolError("sub-agents need a model: use `clanka run`")
+      },
+    })
+    return callTool(tool, params, ctx)
+  }
+
+  async close(): Promise<void> {
+    for (const processes of this.running) processes.killAll()
+    this.running.clear()
+    this.sandbox.close()
+  }
+
+  private context(
+    signal: AbortSignal,
+    processes: ProcessRegistry,
+    options: Pick<ExecuteOptions, "onTaskComplete" | "onSubagent">,
+  ): ToolContext {
+    return {
+      directory: this.directory,
+      signal,
+      processes,
+      todos: this.todos,
+      onTaskComplete: options.onTaskComplete,
+      onSubagent: options.onSubagent,
+    }
+  }
+}

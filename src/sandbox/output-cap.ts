@@ -1,0 +1,99 @@
+/**
+ * Caps text that goes back to a model: keeps the head and the tail, and replaces the middle with
+ * a marker saying how many lines and bytes were dropped. Memory stays bounded by the limit however
+ * much is pushed, so a script printing gigabytes cannot exhaust the agent.
+ */
+export class OutputCap {
+  private head = ""
+  private headBytes = 0
+  private readonly tail: string[] = []
+  private tailBytes = 0
+  private droppedBytes = 0
+  private droppedLines = 0
+  private readonly headLimit: number
+  private readonly tailLimit: number
+
+  constructor(readonly limitBytes = 64 * 1024) {
+    this.headLimit = Math.floor(limitBytes / 2)
+    this.tailLimit = limitBytes - this.headLimit
+  }
+
+  get truncated(): boolean {
+    return this.droppedBytes > 0
+  }
+
+  push(text: string): void {
+    if (!text) return
+    if (this.droppedBytes === 0 && this.tail.length === 0 && this.headBytes < this.headLimit) {
+      const room = this.headLimit - this.headBytes
+      const bytes = byteLength(text)
+      if (bytes <= room) {
+        this.head += text
+        this.headBytes += bytes
+        return
+      }
+      // Fill the head up to the limit (by characters, a safe under-estimate of bytes).
+      const fit = text.slice(0, room)
+      this.head += fit
+      this.headBytes += byteLength(fit)
+      text = text.slice(fit.length)
+    }
+    this.tail.push(text)
+    this.tailBytes += byteLength(text)
+    this.shrinkTail()
+  }
+
+  private shrinkTail(): void {
+    while (this.tailBytes > this.tailLimit && this.tail.length > 0) {
+      const first = this.tail[0]!
+      const excess = this.tailBytes - this.tailLimit
+      const firstBytes = byteLength(first)
+      const dropped = firstBytes <= excess ? first : first.slice(0, excess)
+      if (dropped.length === first.length) this.tail.shift()
+      else this.tail[0] = first.slice(dropped.length)
+      this.drop(dropped)
+      this.tailBytes -= byteLength(dropped)
+    }
+  }
+
+  private drop(text: string): void {
+    this.droppedBytes += byteLength(text)
+    this.droppedLines += countLines(text)
+  }
+
+  /** The capped text. When anything was dropped, the cut is moved to line boundaries. */
+  toString(): string {
+    const tail = this.tail.join("")
+    if (this.droppedBytes === 0) return this.head + tail
+    let head = this.head
+    let rest = tail
+    let bytes = this.droppedBytes
+    let lines = this.droppedLines
+    const headCut = head.lastIndexOf("\n")
+    if (headCut >= 0 && headCut < head.length - 1) {
+      const cut = head.slice(headCut + 1)
+      bytes += byteLength(cut)
+      head = head.slice(0, headCut + 1)
+    } else if (headCut < 0) {
+      head += "\n"
+    }
+    const tailCut = rest.indexOf("\n")
+    if (tailCut >= 0 && tailCut < rest.length - 1) {
+      const cut = rest.slice(0, tailCut + 1)
+      bytes += byteLength(cut)
+      lines += 1
+      rest = rest.slice(tailCut + 1)
+    }
+    return `${head}[… ${lines} lines (${bytes} bytes) of output dropped …]\n${rest}`
+  }
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, "utf8")
+}
+
+function countLines(text: string): number {
+  let count = 0
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++
+  return count
+}

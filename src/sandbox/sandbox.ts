@@ -1,0 +1,122 @@
+import { toolNames } from "../tools/registry.ts"
+import type { ToMain, ToWorker } from "./messages.ts"
+
+export interface RunOptions {
+  script: string
+  timeoutMs: number
+  signal?: AbortSignal
+  onOutput(text: string): void
+  /** Runs a tool on this thread; rejects with the message the script sees. */
+  onCall(tool: string, params: unknown): Promise<unknown>
+}
+
+export type RunResult =
+  | { ok: true }
+  | { ok: false; reason: "error" | "timeout" | "cancelled"; error: string }
+
+const MAX_IDLE_WORKERS = 2
+
+/**
+ * Runs scripts on worker threads. A worker serves one script at a time and is reused when the
+ * script ends normally; a script that times out or is cancelled is stopped by terminating its
+ * worker, and the next script gets a fresh one, so nothing a script does can hang the executor.
+ */
+export class Sandbox {
+  private readonly idle: Worker[] = []
+  private nextRunId = 1
+
+  /** Starts a worker ahead of the first script so that it is ready when needed. */
+  warm(): void {
+    if (this.idle.length === 0) this.idle.push(this.spawn())
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href)
+    worker.postMessage({ type: "init", toolNames: [...toolNames] } satisfies ToWorker)
+    return worker
+  }
+
+  close(): void {
+    for (const worker of this.idle.splice(0)) worker.terminate()
+  }
+
+  run(options: RunOptions): Promise<RunResult> {
+    const worker = this.idle.pop() ?? this.spawn()
+    const runId = this.nextRunId++
+    return new Promise<RunResult>((resolve) => {
+      let settled = false
+      const finish = (result: RunResult, reusable: boolean) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        options.signal?.removeEventListener("abort", onAbort)
+        worker.removeEventListener("message", onMessage)
+        worker.removeEventListener("error", onError)
+        if (reusable && this.idle.length < MAX_IDLE_WORKERS) this.idle.push(worker)
+        else worker.terminate()
+        resolve(result)
+      }
+      const onMessage = (event: MessageEvent<ToMain>) => {
+        const message = event.data
+        if (message.runId !== runId) return
+        switch (message.type) {
+          case "output":
+            options.onOutput(message.text)
+            break
+          case "call":
+            this.answer(worker, runId, message.callId, message.tool, message.params, options, () => settled)
+            break
+          case "done":
+            finish({ ok: true }, true)
+            break
+          case "failed":
+            options.onOutput(message.output)
+            finish({ ok: false, reason: "error", error: message.error }, true)
+            break
+        }
+      }
+      const onError = (event: ErrorEvent) => {
+        const line = event.message.split("\n").find((text) => /Error\b/.test(text)) ?? event.message
+        const error = `the sandbox worker crashed: ${line.trim()}`
+        options.onOutput(error + "\n")
+        finish({ ok: false, reason: "error", error }, false)
+      }
+      const onAbort = () => finish({ ok: false, reason: "cancelled", error: "cancelled" }, false)
+      const seconds = Math.round(options.timeoutMs / 100) / 10
+      const timer = setTimeout(() => {
+        const error = `script timed out after ${seconds} s and was stopped`
+        options.onOutput(`\n[${error}]\n`)
+        finish({ ok: false, reason: "timeout", error }, false)
+      }, options.timeoutMs)
+      worker.addEventListener("message", onMessage)
+      worker.addEventListener("error", onError)
+      if (options.signal?.aborted) return onAbort()
+      options.signal?.addEventListener("abort", onAbort)
+      worker.postMessage({ type: "run", runId, script: options.script } satisfies ToWorker)
+    })
+  }
+
+  private answer(
+    worker: Worker,
+    runId: number,
+    callId: number,
+    tool: string,
+    params: string | undefined,
+    options: RunOptions,
+    isSettled: () => boolean,
+  ): void {
+    const reply = (message: ToWorker) => {
+      if (!isSettled()) worker.postMessage(message)
+    }
+    let parsed: unknown
+    try {
+      parsed = params === undefined ? undefined : JSON.parse(params)
+    } catch {
+      parsed = params
+    }
+    options.onCall(tool, parsed).then(
+      (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
+      (error) => reply({ type: "result", runId, callId, ok: false, error: error instanceof Error ? error.message : String(error) }),
+    )
+  }
+}

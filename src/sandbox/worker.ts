@@ -1,0 +1,157 @@
+// Runs scripts, one at a time, each in a fresh vm context whose globals are the tools, console
+// and a few web-standard APIs. Tool calls cross to the main thread as messages. A runaway script
+// is stopped by the main thread terminating this worker.
+import vm from "node:vm"
+import { formatWithOptions } from "node:util"
+import { parses, repairScript } from "./repair.ts"
+import type { ToMain, ToWorker } from "./messages.ts"
+
+declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
+
+const FILENAME = "script.js"
+let toolNames: string[] = []
+/** A context's own JSON and Error: values handed to a script must belong to its realm. */
+interface Realm {
+  JSON: JSON
+  Error: ErrorConstructor
+}
+const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; realm: Realm }>()
+let nextCallId = 1
+
+self.onmessage = (event) => {
+  const message = event.data
+  if (message.type === "init") toolNames = message.toolNames
+  else if (message.type === "run") void run(message.runId, message.script)
+  else if (message.type === "result") {
+    const call = pending.get(message.callId)
+    if (!call) return
+    pending.delete(message.callId)
+    if (message.ok) call.resolve(message.value === undefined ? undefined : call.realm.JSON.parse(message.value))
+    else call.reject(new call.realm.Error(message.error))
+  }
+}
+
+function post(message: ToMain): void {
+  self.postMessage(message)
+}
+
+/** Compiles the script as the body of an async function; the wrapper adds no line. */
+function compile(script: string): vm.Script {
+  return new vm.Script(`(async () => {${script}\n})()`, { filename: FILENAME })
+}
+
+async function run(runId: number, original: string): Promise<void> {
+  const timers = new Set<ReturnType<typeof setTimeout>>()
+  let script = original
+  let compiled: vm.Script
+  try {
+    compiled = compile(script)
+  } catch (error) {
+    const repaired = repairScript(original)
+    if (repaired !== original && parses(repaired)) {
+      script = repaired
+      compiled = compile(repaired)
+    } else {
+      const { message, line } = describeSyntaxError(error)
+      const where = line ? ` (line ${line})` : ""
+      const source = line ? sourceLine(original, line) : ""
+      post({
+        type: "failed",
+        runId,
+        error: `SyntaxError: ${message}${where}`,
+        output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
+      })
+      return
+    }
+  }
+  const { context, realm } = createContext(runId, timers)
+  try {
+    await compiled.runInContext(context)
+    post({ type: "done", runId })
+  } catch (error) {
+    const { summary, report } = describeRuntimeError(error, script)
+    post({ type: "failed", runId, error: summary, output: report })
+  } finally {
+    for (const timer of timers) clearTimeout(timer)
+    for (const [id, call] of pending) if (call.realm === realm) pending.delete(id)
+  }
+}
+
+function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>): { context: vm.Context; realm: Realm } {
+  const print = (...args: unknown[]) => post({ type: "output", runId, text: formatWithOptions({ colors: false }, ...args) + "\n" })
+  const console = {
+    log: print, info: print, warn: print, error: print, debug: print, trace: print,
+    dir: (value: unknown) => print(value),
+    table: (value: unknown) => print(value),
+  }
+  const track = <T extends (...args: any[]) => ReturnType<typeof setTimeout>>(schedule: T) =>
+    ((...args: Parameters<T>) => {
+      const timer = schedule(...args)
+      timers.add(timer)
+      return timer
+    }) as T
+  const context = vm.createContext({
+    console,
+    fetch,
+    Headers, Request, Response, URL, URLSearchParams, TextEncoder, TextDecoder, AbortController,
+    atob, btoa, structuredClone,
+    setTimeout: track(setTimeout),
+    setInterval: track(setInterval),
+    clearTimeout,
+    clearInterval,
+  })
+  const realm = vm.runInContext("({ JSON, Error })", context) as Realm
+  const call = (tool: string, args: unknown[], site: Error): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const callId = nextCallId++
+      const rejectAtSite = (error: Error) => {
+        error.stack = `${error.name}: ${error.message}\n${String(site.stack ?? "").split("\n").slice(1).join("\n")}`
+        reject(error)
+      }
+      pending.set(callId, { resolve, reject: rejectAtSite, realm })
+      let params: string | undefined
+      try {
+        params = args.length === 0 || args[0] === undefined ? undefined : JSON.stringify(args[0])
+      } catch (error) {
+        pending.delete(callId)
+        rejectAtSite(new realm.Error(`${tool}: parameters are not JSON: ${(error as Error).message}`))
+        return
+      }
+      post({ type: "call", runId, callId, tool, params })
+    })
+  // The tool functions are made inside the context so that their promises and errors belong to it.
+  const install = new vm.Script(
+    // `site` records where the script called the tool, for the line number of an uncaught rejection.
+    `(function (names, call) { for (const name of names) globalThis[name] = function (...args) { return call(name, args, new Error()) } })`,
+  ).runInContext(context) as (names: string[], call: (tool: string, args: unknown[], site: Error) => Promise<unknown>) => void
+  install(toolNames, call)
+  return { context, realm }
+}
+
+function describeSyntaxError(error: unknown): { message: string; line?: number } {
+  const e = error as Error
+  const match = String(e?.stack ?? "").match(new RegExp(`${FILENAME}:(\\d+)`))
+  return { message: e?.message ?? String(error), line: match ? Number(match[1]) : undefined }
+}
+
+function sourceLine(script: string, line: number): string {
+  return (script.split("\n")[line - 1] ?? "").trim()
+}
+
+/** The first stack frame inside the script gives the line the model can act on. */
+function describeRuntimeError(error: unknown, script: string): { summary: string; report: string } {
+  // Errors come from the script's realm: `instanceof Error` would be false for them.
+  if (typeof error !== "object" || error === null || !("message" in error)) {
+    const text = `Uncaught ${formatWithOptions({ colors: false }, error)}`
+    return { summary: text.split("\n")[0]!, report: text + "\n" }
+  }
+  const e = error as Error
+  const name = e.name || "Error"
+  const match = String(e.stack ?? "").match(new RegExp(`${FILENAME}:(\\d+)`))
+  const line = match ? Number(match[1]) : undefined
+  const head = `${name}: ${e.message}`
+  const where = line ? ` (line ${line})` : ""
+  const source = line ? sourceLine(script, line) : ""
+  const report = `${head}${where}${source ? `\n  ${line} | ${source}` : ""}\n`
+  return { summary: `${head.split("\n")[0]}${where}`, report }
+}
