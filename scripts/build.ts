@@ -1,0 +1,41 @@
+#!/usr/bin/env bun
+// Builds the single clanka executable. `bun scripts/build.ts` builds for this machine into
+// dist/clanka; `--all` also cross-compiles every release target and writes dist/SHA256SUMS.
+import { $ } from "bun"
+import { createHash } from "node:crypto"
+import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { basename, join } from "node:path"
+
+const root = join(import.meta.dir, "..")
+const dist = join(root, "dist")
+// The sandbox worker is a second entry point: Bun embeds it and resolves `new Worker(new URL(…))`.
+const entries = [join(root, "src/cli/main.ts"), join(root, "src/sandbox/worker.ts")]
+
+const targets: Record<string, string> = {
+  "linux-x64": "bun-linux-x64",
+  "linux-arm64": "bun-linux-arm64",
+  "darwin-x64": "bun-darwin-x64",
+  "darwin-arm64": "bun-darwin-arm64",
+  "windows-x64": "bun-windows-x64",
+}
+
+async function build(outfile: string, target?: string): Promise<void> {
+  const flags = ["--compile", "--minify", "--format=esm", ...(target ? [`--target=${target}`] : ["--bytecode"])]
+  await $`${process.execPath} build ${flags} ${entries} --outfile ${outfile}`.cwd(root).quiet()
+  console.log(`built ${outfile.replace(root + "/", "")}`)
+}
+
+await mkdir(dist, { recursive: true })
+await build(join(dist, "clanka"))
+
+if (process.argv.includes("--all")) {
+  const sums: string[] = []
+  for (const [name, target] of Object.entries(targets)) {
+    const outfile = join(dist, `clanka-${name}${name.startsWith("windows") ? ".exe" : ""}`)
+    await build(outfile, target)
+    const digest = createHash("sha256").update(await readFile(outfile)).digest("hex")
+    sums.push(`${digest}  ${basename(outfile)}`)
+  }
+  await writeFile(join(dist, "SHA256SUMS"), sums.join("\n") + "\n")
+  console.log("wrote dist/SHA256SUMS")
+}

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { CancelledError, ScriptError } from "../../src/errors.ts"
+import { LocalExecutor } from "../../src/executor/local.ts"
+import { PROTOCOL_VERSION, VERSION } from "../../src/version.ts"
+
+let dir: string
+let executor: LocalExecutor
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "clanka-local-"))
+  executor = new LocalExecutor({ directory: dir })
+})
+afterAll(() => executor.close())
+
+interface Outcome {
+  output: string
+  error?: Error
+  summaries: string[]
+}
+
+async function run(script: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Outcome> {
+  const summaries: string[] = []
+  let output = ""
+  try {
+    for await (const text of executor.execute({
+      script,
+      ...options,
+      onTaskComplete: (summary) => summaries.push(summary),
+      onSubagent: async (prompt) => `sub-agent did: ${prompt}`,
+    })) output += text
+    return { output, summaries }
+  } catch (error) {
+    return { output, error: error as Error, summaries }
+  }
+}
+
+describe("LocalExecutor", () => {
+  test("capabilities name the directory, versions and AGENTS.md", async () => {
+    await writeFile(join(dir, "AGENTS.md"), "Use tabs.\n")
+    const caps = await executor.capabilities()
+    expect(caps.directory).toBe(dir)
+    expect(caps.protocolVersion).toBe(PROTOCOL_VERSION)
+    expect(caps.version).toBe(VERSION)
+    expect(caps.agentsMd).toBe("Use tabs.\n")
+    expect(caps.supportsSearch).toBe(false)
+    expect(caps.toolsDts).toContain("declare function taskComplete(output: string): Promise<void>")
+  })
+
+  test("console output is formatted the way Node formats it", async () => {
+    const { output, error } = await run(
+      `console.log("a", 1, { b: [1, 2, { c: 3 }] }); console.error(new Map([[1, "x"]])); console.log([1, "2"])`,
+    )
+    expect(error).toBeUndefined()
+    expect(output).toBe(`a 1 { b: [ 1, 2, { c: 3 } ] }\nMap(1) { 1 => 'x' }\n[ 1, '2' ]\n`)
+  })
+
+  test("top-level await and tool calls work; tool results are the script's own arrays", async () => {
+    const { output } = await run(
+      `await writeFile({ path: "sub/a.txt", content: "hi" }); const names = await ls("sub"); console.log(Array.isArray(names), names)`,
+    )
+    expect(output).toBe("true [ 'a.txt' ]\n")
+    expect(await readFile(join(dir, "sub/a.txt"), "utf8")).toBe("hi")
+  })
+
+  test("only the tools, console and web APIs are globals", async () => {
+    const { output } = await run(
+      `console.log([typeof require, typeof process, typeof Bun, typeof module, typeof fetch, typeof readFile].join(" "))`,
+    )
+    expect(output).toBe("undefined undefined undefined undefined function function\n")
+  })
+
+  test("variables do not survive between executes", async () => {
+    await run(`globalThis.leftover = 1; var kept = 2`)
+    const { output } = await run(`console.log(typeof leftover, typeof kept)`)
+    expect(output).toBe("undefined undefined\n")
+  })
+
+  test("a thrown error shows its message and the script line", async () => {
+    const { output, error } = await run(`console.log("before")\n\nthrow new Error("boom")`)
+    expect(output).toBe(`before\nError: boom (line 3)\n  3 | throw new Error("boom")\n`)
+    expect(error).toBeInstanceOf(ScriptError)
+    expect(error!.message).toBe("Error: boom (line 3)")
+  })
+
+  test("a script that does not parse shows the parser's message and line", async () => {
+    const { output, error } = await run(`const a = 1\nconst b = ;`)
+    expect(output).toBe(`SyntaxError: Unexpected token ';' (line 2)\n  2 | const b = ;\n`)
+    expect(error!.message).toBe("SyntaxError: Unexpected token ';' (line 2)")
+  })
+
+  test("a rejected tool call shows the tool name, its message and the line of the call", async () => {
+    const { output, error } = await run(`\nawait updateTodo({ id: 12345 })`)
+    expect(output).toBe(
+      "Error: updateTodo: no todo with id 12345; listTodos() shows the ids (line 2)\n  2 | await updateTodo({ id: 12345 })\n",
+    )
+    expect(error).toBeInstanceOf(ScriptError)
+  })
+
+  test("invalid tool parameters reject with a readable message the script can catch", async () => {
+    const { output, error } = await run(`try { await updateTodo({ id: "x" }) } catch (e) { console.log(e.message) }`)
+    expect(error).toBeUndefined()
+    expect(output).toBe(`updateTodo: invalid parameters: id: Invalid type: Expected number but received "x"\n`)
+  })
+
+  test("taskComplete and delegate reach the callbacks", async () => {
+    const { output, summaries } = await run(`console.log(await delegate("count files")); await taskComplete("all done")`)
+    expect(output).toBe("sub-agent did: count files\n")
+    expect(summaries).toEqual(["all done"])
+  })
+
+  for (const [name, script] of [
+    ["a synchronous infinite loop", "while (true) {}"],
+    ["an infinite loop after an await", "await sleep(1); console.log('spinning'); while (true) {}"],
+  ]) {
+    test(`${name} is stopped at the time limit and the executor keeps serving`, async () => {
+      const started = Date.now()
+      const { output, error } = await run(script!, { timeoutMs: 300 })
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect(error).toBeInstanceOf(ScriptError)
+      expect(error!.message).toBe("script timed out after 0.3 s and was stopped")
+      expect(output).toEndWith("\n[script timed out after 0.3 s and was stopped]\n")
+      expect((await run(`console.log("still serving")`)).output).toBe("still serving\n")
+    })
+  }
+
+  test("cancelling an execute kills the script and the processes it started", async () => {
+    const abort = new AbortController()
+    const pidFile = join(dir, "pid")
+    const pending = run(`await bash({ command: "sleep 30 & echo $! > pid; wait" })`, { signal: abort.signal })
+    let pid = 0
+    for (let i = 0; i < 200 && !pid; i++) {
+      await Bun.sleep(20)
+      pid = Number(await readFile(pidFile, "utf8").catch(() => "0"))
+    }
+    expect(pid).toBeGreaterThan(0)
+    abort.abort()
+    const { error } = await pending
+    expect(error).toBeInstanceOf(CancelledError)
+    await Bun.sleep(200)
+    expect(await Bun.file(`/proc/${pid}/status`).exists()).toBe(false)
+  })
+
+  test("several executes run at once with their output kept apart", async () => {
+    const [a, b] = await Promise.all([
+      run(`for (let i = 0; i < 3; i++) { console.log("a" + i); await sleep(5) }`),
+      run(`for (let i = 0; i < 3; i++) { console.log("b" + i); await sleep(5) }`),
+    ])
+    expect(a.output).toBe("a0\na1\na2\n")
+    expect(b.output).toBe("b0\nb1\nb2\n")
+  })
+
+  test("leftover timers of a finished script do not print into the next one", async () => {
+    await run(`setInterval(() => console.log("tick"), 1)`)
+    const { output } = await run(`await sleep(30); console.log("clean")`)
+    expect(output).toBe("clean\n")
+  })
+
+  test("executeUnsafe calls one tool; delegate says it needs clanka run", async () => {
+    await executor.executeUnsafe("writeFile", { path: "u.txt", content: "x" })
+    expect(await executor.executeUnsafe("readFile", { path: "u.txt" })).toBe("x")
+    await expect(executor.executeUnsafe("delegate", "hi")).rejects.toThrow("delegate: sub-agents need a model: use `clanka run`")
+  })
+})
