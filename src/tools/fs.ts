@@ -1,3 +1,153 @@
-import type { Tool } from "./tool.ts"
+import { randomBytes } from "node:crypto"
+import type { Stats } from "node:fs"
+import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
+import { basename, dirname, resolve } from "node:path"
+import * as v from "valibot"
+import { ToolError } from "../errors.ts"
+import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 
-export const fsTools: Tool[] = []
+/** Tool paths are relative to the executor's directory; absolute paths pass through. */
+export function resolvePath(ctx: ToolContext, path: string): string {
+  return resolve(ctx.directory, path)
+}
+
+/** stat() that answers null for a missing path instead of throwing. */
+async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null
+    throw error
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code
+}
+
+/** The lines startLine..endLine (1-based, inclusive) of text, each with its own line ending. */
+export function sliceLines(text: string, startLine = 1, endLine = Number.POSITIVE_INFINITY): string {
+  let start = 0
+  for (let line = 1; line < startLine; line++) {
+    const newline = text.indexOf("\n", start)
+    if (newline === -1) return ""
+    start = newline + 1
+  }
+  let end = start
+  for (let line = startLine; line <= endLine; line++) {
+    const newline = text.indexOf("\n", end)
+    if (newline === -1) return text.slice(start)
+    end = newline + 1
+  }
+  return text.slice(start, end)
+}
+
+/** Writes through a temporary file in the same directory so readers never see half a file. */
+async function writeAtomic(target: string, content: string): Promise<void> {
+  const existing = await statOrNull(target)
+  const temp = `${dirname(target)}/.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`
+  try {
+    await writeFile(temp, content)
+    // Keep an executable script executable.
+    if (existing) await chmod(temp, existing.mode & 0o7777)
+    await rename(temp, target)
+  } catch (error) {
+    await rm(temp, { force: true })
+    throw error
+  }
+}
+
+const Line = v.pipe(v.number(), v.integer(), v.minValue(1))
+
+export const fsTools: Tool[] = [
+  defineTool({
+    name: "readFile",
+    description: "Read a text file, optionally only lines startLine..endLine (1-based, inclusive); null if missing.",
+    params: v.object({ path: v.string(), startLine: v.optional(Line), endLine: v.optional(Line) }),
+    result: v.nullable(v.string()),
+    run: async ({ path, startLine, endLine }, ctx) => {
+      if (startLine !== undefined && endLine !== undefined && endLine < startLine) {
+        throw new ToolError(`readFile: endLine ${endLine} is before startLine ${startLine}`)
+      }
+      const target = resolvePath(ctx, path)
+      const info = await statOrNull(target)
+      if (!info) return null
+      if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
+      const text = await readFile(target, "utf8")
+      return startLine === undefined && endLine === undefined ? text : sliceLines(text, startLine, endLine)
+    },
+  }),
+  defineTool({
+    name: "writeFile",
+    description: "Create or overwrite a file with content, creating parent directories.",
+    params: v.object({ path: v.string(), content: v.string() }),
+    result: v.void(),
+    run: async ({ path, content }, ctx) => {
+      const target = resolvePath(ctx, path)
+      if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
+      await mkdirFor(target, path, "writeFile")
+      await writeAtomic(target, content)
+    },
+  }),
+  defineTool({
+    name: "removeFile",
+    description: "Delete a file.",
+    params: v.string(),
+    paramName: "path",
+    result: v.void(),
+    run: async (path, ctx) => {
+      const target = resolvePath(ctx, path)
+      const info = await statOrNull(target)
+      if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
+      if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
+      await rm(target)
+    },
+  }),
+  defineTool({
+    name: "renameFile",
+    description: "Move or rename a file or directory, creating the target's parent directories.",
+    params: v.object({ from: v.string(), to: v.string() }),
+    result: v.void(),
+    run: async ({ from, to }, ctx) => {
+      const source = resolvePath(ctx, from)
+      const target = resolvePath(ctx, to)
+      if (!(await statOrNull(source))) throw new ToolError(`renameFile: ${from} does not exist`)
+      await mkdirFor(target, to, "renameFile")
+      await rename(source, target)
+    },
+  }),
+  defineTool({
+    name: "ls",
+    description: "List a directory: sorted entry names, directories end with /.",
+    params: v.string(),
+    paramName: "directory",
+    result: v.array(v.string()),
+    run: async (directory, ctx) => {
+      const target = resolvePath(ctx, directory)
+      const info = await statOrNull(target)
+      if (!info) throw new ToolError(`ls: ${directory} does not exist`)
+      if (!info.isDirectory()) throw new ToolError(`ls: ${directory} is a file, not a directory`)
+      const entries = await readdir(target, { withFileTypes: true })
+      const names = await Promise.all(
+        entries.map(async (entry) => {
+          // A symlink to a directory lists as a directory, as `ls -F` would show it.
+          const isDirectory = entry.isDirectory() || (entry.isSymbolicLink() && (await statOrNull(`${target}/${entry.name}`))?.isDirectory())
+          return isDirectory ? `${entry.name}/` : entry.name
+        }),
+      )
+      return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    },
+  }),
+]
+
+/** Creates the parent directories of target; names the offending path when one is a file. */
+async function mkdirFor(target: string, shown: string, tool: string): Promise<void> {
+  try {
+    await mkdir(dirname(target), { recursive: true })
+  } catch (error) {
+    if (isCode(error, "EEXIST") || isCode(error, "ENOTDIR")) {
+      throw new ToolError(`${tool}: cannot create the parent directory of ${shown}: a file is in the way`)
+    }
+    throw error
+  }
+}

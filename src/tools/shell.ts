@@ -1,3 +1,165 @@
-import type { Tool } from "./tool.ts"
+import { spawn } from "node:child_process"
+import * as v from "valibot"
+import { CancelledError, ToolError } from "../errors.ts"
+import { killGroup } from "./processes.ts"
+import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 
-export const shellTools: Tool[] = []
+export const DEFAULT_TIMEOUT_MS = 120_000
+export const MAX_TIMEOUT_MS = 240_000
+/** Output kept in memory per command: this much of the start and this much of the end. */
+const KEEP_BYTES = 1024 * 1024
+/** How long to wait for the pipes after bash exits, when a background job still holds them. */
+const PIPE_GRACE_MS = 250
+
+/**
+ * Collects a command's output with bounded memory: the first `keep` bytes and the last `keep`
+ * bytes survive, the middle is counted and replaced by a marker.
+ */
+export class CappedOutput {
+  private readonly head: Buffer[] = []
+  private headBytes = 0
+  private tail: Buffer[] = []
+  private tailBytes = 0
+  private dropped = 0
+
+  constructor(private readonly keep = KEEP_BYTES) {}
+
+  push(chunk: Buffer): void {
+    if (this.headBytes < this.keep) {
+      const take = chunk.subarray(0, this.keep - this.headBytes)
+      this.head.push(take)
+      this.headBytes += take.length
+      chunk = chunk.subarray(take.length)
+      if (chunk.length === 0) return
+    }
+    this.tail.push(chunk)
+    this.tailBytes += chunk.length
+    while (this.tailBytes > this.keep) {
+      const first = this.tail[0]!
+      const excess = this.tailBytes - this.keep
+      if (first.length <= excess) {
+        this.tail.shift()
+        this.tailBytes -= first.length
+        this.dropped += first.length
+      } else {
+        this.tail[0] = first.subarray(excess)
+        this.tailBytes -= excess
+        this.dropped += excess
+      }
+    }
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.head).toString("utf8")
+    const tail = Buffer.concat(this.tail).toString("utf8")
+    return this.dropped ? `${head}\n[… ${this.dropped} bytes of output omitted …]\n${tail}` : head + tail
+  }
+}
+
+function seconds(ms: number): string {
+  return `${ms / 1000} s`
+}
+
+function withOutput(text: string): string {
+  return text ? `; output:\n${text}` : " (no output)"
+}
+
+/**
+ * Runs `bash -c command` in ctx.directory with stdin from /dev/null and resolves with stdout and
+ * stderr interleaved as written. bash leads its own process group, so a timeout or an abort of
+ * ctx.signal kills everything the command started.
+ */
+export function runBash(
+  command: string,
+  ctx: ToolContext,
+  options: { timeoutMs?: number; tool?: string; env?: Record<string, string> } = {},
+): Promise<string> {
+  const { timeoutMs = DEFAULT_TIMEOUT_MS, tool = "bash" } = options
+  if (ctx.signal.aborted) return Promise.reject(new CancelledError())
+  return new Promise((resolve, reject) => {
+    // One pipe for both streams keeps their order; the prefix is on line 1 so bash's
+    // "line N" error messages still match the command. Parse errors of line 1 arrive on stderr.
+    const child = spawn("bash", ["-c", `exec 2>&1; ${command}`], {
+      cwd: ctx.directory,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+    })
+    ctx.processes.add(child)
+    const output = new CappedOutput()
+    child.stdout!.on("data", (chunk: Buffer) => output.push(chunk))
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk))
+
+    let reason: "timeout" | "cancelled" | undefined
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
+    let graceTimer: ReturnType<typeof setTimeout> | undefined
+    const stop = (why: "timeout" | "cancelled") => {
+      reason ??= why
+      killGroup(child)
+    }
+    const timer = setTimeout(() => stop("timeout"), timeoutMs)
+    const onAbort = () => stop("cancelled")
+    ctx.signal.addEventListener("abort", onAbort, { once: true })
+
+    let settled = false
+    const settle = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(graceTimer)
+      ctx.signal.removeEventListener("abort", onAbort)
+      child.stdout!.destroy()
+      child.stderr!.destroy()
+      const text = output.text()
+      if (reason === "cancelled") return reject(new CancelledError())
+      if (reason === "timeout") {
+        return reject(new ToolError(`${tool}: timed out after ${seconds(timeoutMs)}; output so far:\n${text}`))
+      }
+      if (!exit || exit.code === 0) return resolve(text)
+      const status = exit.code === null ? `killed by ${exit.signal}` : `exit code ${exit.code}`
+      reject(new ToolError(`${tool}: ${status}${withOutput(text)}`))
+    }
+
+    child.once("error", (error) => {
+      exit = { code: 127, signal: null }
+      output.push(Buffer.from(`cannot start bash: ${error.message}\n`))
+      settle()
+    })
+    child.once("exit", (code, signal) => {
+      exit = { code, signal }
+      // A background job (`server &`) may hold the pipes open; do not wait for it forever.
+      graceTimer = setTimeout(settle, PIPE_GRACE_MS)
+    })
+    child.once("close", settle)
+  })
+}
+
+const TimeoutMs = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(1),
+  v.maxValue(MAX_TIMEOUT_MS, `timeoutMs can be at most ${MAX_TIMEOUT_MS} (4 minutes)`),
+)
+
+export const shellTools: Tool[] = [
+  defineTool({
+    name: "bash",
+    description: "Run a bash command in the working directory; returns stdout+stderr. timeoutMs: default 120000, max 240000; non-zero exit rejects.",
+    params: v.object({ command: v.string(), timeoutMs: v.optional(TimeoutMs) }),
+    result: v.string(),
+    run: ({ command, timeoutMs }, ctx) => runBash(command, ctx, { timeoutMs }),
+  }),
+  defineTool({
+    name: "gh",
+    description: "Run the GitHub CLI with these arguments, e.g. gh(\"pr view 12\"); returns its output.",
+    params: v.string(),
+    paramName: "args",
+    result: v.string(),
+    run: async (args, ctx) => {
+      if (!Bun.which("gh", { PATH: process.env.PATH ?? "" })) {
+        throw new ToolError("gh: the GitHub CLI (gh) is not installed on this machine; use bash with git or curl instead")
+      }
+      return runBash(`gh ${args}`, ctx, { tool: "gh", env: { GH_PROMPT_DISABLED: "1", GH_NO_UPDATE_NOTIFIER: "1" } })
+    },
+  }),
+]

@@ -1,0 +1,127 @@
+import { afterAll, beforeEach, describe, expect, test } from "bun:test"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { callTool } from "../../src/tools/registry.ts"
+import { TodoStore } from "../../src/tools/todos.ts"
+import type { ToolContext } from "../../src/tools/tool.ts"
+
+const root = mkdtempSync(join(tmpdir(), "clanka-fs-"))
+let dir: string
+let ctx: ToolContext
+let n = 0
+
+beforeEach(() => {
+  dir = join(root, String(n++))
+  mkdirSync(dir)
+  ctx = {
+    directory: dir,
+    signal: new AbortController().signal,
+    onTaskComplete: () => {},
+    onSubagent: async () => "",
+    todos: new TodoStore(),
+    processes: new ProcessRegistry(),
+  }
+})
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const call = (name: string, params: unknown) => callTool(name, params, ctx)
+
+describe("readFile", () => {
+  test("reads a whole file relative to the directory", async () => {
+    writeFileSync(join(dir, "a.txt"), "one\ntwo\nthree\n")
+    expect(await call("readFile", { path: "a.txt" })).toBe("one\ntwo\nthree\n")
+  })
+  test("accepts absolute paths", async () => {
+    writeFileSync(join(dir, "a.txt"), "x")
+    expect(await call("readFile", { path: join(dir, "a.txt") })).toBe("x")
+  })
+  test("returns null for a missing file, also below a missing directory", async () => {
+    expect(await call("readFile", { path: "nope.txt" })).toBeNull()
+    expect(await call("readFile", { path: "no/such/dir.txt" })).toBeNull()
+  })
+  test("returns lines startLine..endLine inclusive, keeping their line endings", async () => {
+    writeFileSync(join(dir, "a.txt"), "1\n2\n3\n4\n5")
+    expect(await call("readFile", { path: "a.txt", startLine: 2, endLine: 3 })).toBe("2\n3\n")
+    expect(await call("readFile", { path: "a.txt", startLine: 4 })).toBe("4\n5")
+    expect(await call("readFile", { path: "a.txt", endLine: 1 })).toBe("1\n")
+    expect(await call("readFile", { path: "a.txt", startLine: 5, endLine: 99 })).toBe("5")
+    expect(await call("readFile", { path: "a.txt", startLine: 9 })).toBe("")
+  })
+  test("rejects an inverted or non-positive range", async () => {
+    writeFileSync(join(dir, "a.txt"), "1\n2\n")
+    await expect(call("readFile", { path: "a.txt", startLine: 3, endLine: 2 })).rejects.toThrow("readFile: endLine 2 is before startLine 3")
+    await expect(call("readFile", { path: "a.txt", startLine: 0 })).rejects.toThrow("readFile: invalid parameters: startLine:")
+  })
+  test("names a directory as such", async () => {
+    mkdirSync(join(dir, "src"))
+    await expect(call("readFile", { path: "src" })).rejects.toThrow('readFile: src is a directory; use ls("src")')
+  })
+})
+
+describe("writeFile", () => {
+  test("creates parent directories and writes exact content", async () => {
+    await call("writeFile", { path: "deep/er/b.txt", content: "héllo\n`x`" })
+    expect(readFileSync(join(dir, "deep/er/b.txt"), "utf8")).toBe("héllo\n`x`")
+  })
+  test("overwrites atomically, leaving no temporary file and keeping the mode", async () => {
+    const file = join(dir, "run.sh")
+    writeFileSync(file, "old")
+    chmodSync(file, 0o755)
+    await call("writeFile", { path: "run.sh", content: "#!/bin/sh\necho new\n" })
+    expect(readFileSync(file, "utf8")).toBe("#!/bin/sh\necho new\n")
+    expect(statSync(file).mode & 0o777).toBe(0o755)
+    expect(readdirSync(dir)).toEqual(["run.sh"])
+  })
+  test("refuses to replace a directory", async () => {
+    mkdirSync(join(dir, "d"))
+    await expect(call("writeFile", { path: "d", content: "x" })).rejects.toThrow("writeFile: d is a directory")
+  })
+  test("says when a file is in the way of the parent directory", async () => {
+    writeFileSync(join(dir, "f"), "")
+    await expect(call("writeFile", { path: "f/x.txt", content: "x" })).rejects.toThrow(
+      "writeFile: cannot create the parent directory of f/x.txt: a file is in the way",
+    )
+  })
+})
+
+describe("removeFile and renameFile", () => {
+  test("removeFile deletes a file", async () => {
+    writeFileSync(join(dir, "a"), "")
+    await call("removeFile", "a")
+    expect(existsSync(join(dir, "a"))).toBe(false)
+  })
+  test("removeFile reports a missing file and refuses directories", async () => {
+    mkdirSync(join(dir, "d"))
+    await expect(call("removeFile", "gone.txt")).rejects.toThrow("removeFile: gone.txt does not exist")
+    await expect(call("removeFile", "d")).rejects.toThrow('removeFile: d is a directory; use bash({ command: "rm -r d" })')
+  })
+  test("renameFile moves into new parent directories", async () => {
+    writeFileSync(join(dir, "a.txt"), "content")
+    await call("renameFile", { from: "a.txt", to: "x/y/b.txt" })
+    expect(existsSync(join(dir, "a.txt"))).toBe(false)
+    expect(readFileSync(join(dir, "x/y/b.txt"), "utf8")).toBe("content")
+  })
+  test("renameFile reports a missing source", async () => {
+    await expect(call("renameFile", { from: "nope", to: "b" })).rejects.toThrow("renameFile: nope does not exist")
+  })
+})
+
+describe("ls", () => {
+  test("lists sorted names with directories suffixed by /", async () => {
+    writeFileSync(join(dir, "b.txt"), "")
+    writeFileSync(join(dir, "A.md"), "")
+    writeFileSync(join(dir, ".env"), "")
+    mkdirSync(join(dir, "src"))
+    mkdirSync(join(dir, "src/inner"))
+    symlinkSync(join(dir, "src"), join(dir, "link"))
+    expect(await call("ls", ".")).toEqual([".env", "A.md", "b.txt", "link/", "src/"])
+    expect(await call("ls", "src")).toEqual(["inner/"])
+  })
+  test("reports a missing directory or a file", async () => {
+    writeFileSync(join(dir, "f"), "")
+    await expect(call("ls", "missing")).rejects.toThrow("ls: missing does not exist")
+    await expect(call("ls", "f")).rejects.toThrow("ls: f is a file, not a directory")
+  })
+})
