@@ -1,0 +1,184 @@
+import { ClankaError, ExitCode } from "../errors.ts"
+import type { Capabilities, Executor } from "../executor/executor.ts"
+import type { Message, Model } from "../providers/model.ts"
+import { AsyncQueue } from "../util/async-queue.ts"
+import type { AgentEvent } from "./events.ts"
+import { runLoop, type LoopShared } from "./loop.ts"
+import { OutputLock } from "./output-lock.ts"
+import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
+import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
+import { UsageTotals } from "./usage.ts"
+
+export interface AgentOptions {
+  executor: Executor
+  model: Model
+  /** Model of delegate() sub-agents (default: `model`). */
+  subagentModel?: Model
+  /** Extra system instructions (--system). */
+  system?: string
+  /** Conversation mode: a text-only answer ends the turn; taskComplete is not required. */
+  conversation?: boolean
+  /** Inactivity timeout of one model turn (default 300 s). */
+  turnTimeoutMs?: number
+  /** Stop with an error after this many model turns. */
+  maxTurns?: number
+  /** JSON Schema the taskComplete output must match (--json-schema). */
+  jsonSchema?: unknown
+  retry?: Partial<RetryPolicy>
+  /** How often a turn without a script is nudged before its text becomes the summary (default 2). */
+  maxNudges?: number
+  /** Cap of the script output sent back to the model (default 64 KiB). */
+  outputLimitBytes?: number
+}
+
+export interface SendOptions {
+  /** Aborting stops the run: the model stream and the running script; it ends with AgentError 130. */
+  signal?: AbortSignal
+}
+
+export interface Agent {
+  readonly sessionId: string
+  /** The conversation so far; kept across send() calls. */
+  readonly history: Message[]
+  /** Runs the agent on a prompt; the events end with AgentFinished or AgentError. */
+  send(prompt: string, options?: SendOptions): AsyncIterable<AgentEvent>
+  /** Queues a message for the running agent: it cuts the stream at the next block end. */
+  steer(message: string): void
+}
+
+export const DEFAULT_TURN_TIMEOUT_MS = 300_000
+
+function shortId(): string {
+  return crypto.randomUUID().slice(0, 8)
+}
+
+export function createAgent(options: AgentOptions): Agent {
+  const sessionId = crypto.randomUUID()
+  const history: Message[] = []
+  const steering: string[] = []
+  let capabilities: Promise<Capabilities> | undefined
+  let running = false
+
+  async function* send(prompt: string, sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    if (running) throw new ClankaError("the agent is already running; use steer() to add a message")
+    running = true
+    const controller = new AbortController()
+    const outer = sendOptions.signal
+    const onAbort = () => controller.abort(outer?.reason)
+    if (outer?.aborted) onAbort()
+    else outer?.addEventListener("abort", onAbort, { once: true })
+
+    const queue = new AsyncQueue<AgentEvent>()
+    const lock = new OutputLock((event) => queue.push(event))
+    const id = shortId()
+    const started = performance.now()
+    const usage = new UsageTotals(options.model.contextWindow)
+
+    const work = (async () => {
+      try {
+        const caps = await (capabilities ??= options.executor.capabilities())
+        lock.emit(id, {
+          _tag: "AgentStart",
+          id,
+          prompt,
+          provider: options.model.provider,
+          model: options.model.id,
+          sessionId,
+          directory: caps.directory,
+          tools: toolNamesFromDts(caps.toolsDts),
+        })
+        let counter = 0
+        const shared: LoopShared = {
+          executor: options.executor,
+          capabilities: caps,
+          subagentModel: options.subagentModel ?? options.model,
+          ...(options.system === undefined ? {} : { system: options.system }),
+          turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
+          ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+          retry: { ...DEFAULT_RETRY, ...options.retry },
+          maxNudges: options.maxNudges ?? 2,
+          outputLimitBytes: options.outputLimitBytes ?? 64 * 1024,
+          lock,
+          nextSubagentId: (parent) => `${parent}.${++counter}`,
+        }
+        history.push({ role: "user", content: prompt })
+        const result = await runLoop(shared, {
+          id,
+          model: options.model,
+          system: buildSystemPrompt({
+            toolsDts: caps.toolsDts,
+            agentsMd: caps.agentsMd,
+            directory: caps.directory,
+            conversation: options.conversation ?? false,
+            ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
+            ...(options.system === undefined ? {} : { extra: options.system }),
+          }),
+          messages: history,
+          conversation: options.conversation ?? false,
+          ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
+          signal: controller.signal,
+          usage,
+          emit: (part) => lock.emit(id, part),
+          steering,
+        })
+        lock.emit(id, {
+          _tag: "AgentFinished",
+          summary: result.summary,
+          durationMs: Math.round(performance.now() - started),
+          turns: result.turns,
+          usage: usage.snapshot(),
+        })
+      } catch (error) {
+        const interrupted = controller.signal.aborted
+        const message = interrupted ? "interrupted" : error instanceof Error ? error.message.split("\n")[0]! : String(error)
+        const exitCode = interrupted
+          ? ExitCode.interrupted
+          : error instanceof ClankaError
+            ? error.exitCode
+            : ExitCode.failed
+        answerOpenToolCalls(history)
+        lock.flush()
+        lock.emit(id, { _tag: "AgentError", message, exitCode })
+      } finally {
+        lock.flush()
+        queue.end()
+      }
+    })()
+
+    try {
+      yield* queue
+    } finally {
+      // A consumer that stops reading stops the run.
+      controller.abort(new Error("the consumer stopped reading"))
+      await work
+      outer?.removeEventListener("abort", onAbort)
+      steering.length = 0
+      running = false
+    }
+  }
+
+  return {
+    sessionId,
+    history,
+    send,
+    steer(message: string) {
+      if (message.trim()) steering.push(message)
+    },
+  }
+}
+
+/**
+ * A run stopped in the middle of a script leaves tool calls without results, which providers
+ * reject on the next request of the conversation: answer them.
+ */
+function answerOpenToolCalls(history: Message[]): void {
+  const index = history.findLastIndex((message) => message.role === "assistant")
+  const last = history[index]
+  if (!last || last.role !== "assistant") return
+  const answered = new Set(history.slice(index + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])))
+  for (const item of last.content) {
+    if (item.type === "tool-call" && !answered.has(item.id)) {
+      history.push({ role: "tool", toolCallId: item.id, content: "(interrupted before this ran)" })
+    }
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The events of an agent run (SPEC section 3). Scripts piping `--output ndjson` into jq rely on
+ * these names and fields: add fields if needed, never remove or rename one.
+ */
+
+export interface RunUsage {
+  /** Tokens the model saw in its latest request (input + cache) plus what it wrote. */
+  contextTokens: number
+  /** The model's context window, or null when unknown. */
+  contextWindow: number | null
+  /** Cumulative for the run. */
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  /** Cumulative cost in US dollars, or null when the model is not in the price table. */
+  costUsd: number | null
+}
+
+export interface RetryInfo {
+  message: string
+  retryable: boolean
+  status?: number
+}
+
+/** Events of one agent's own work: what a sub-agent's SubagentPart can carry. */
+export type ContentPart =
+  | { _tag: "ReasoningStart" }
+  | { _tag: "ReasoningDelta"; delta: string }
+  | { _tag: "ReasoningEnd" }
+  | { _tag: "ScriptStart" }
+  | { _tag: "ScriptDelta"; delta: string }
+  | { _tag: "ScriptEnd" }
+  | { _tag: "ScriptOutput"; output: string }
+  | ({ _tag: "Usage"; durationMs: number } & RunUsage)
+  | { _tag: "ErrorRetry"; error: RetryInfo }
+  | { _tag: "StructuredOutput"; value: unknown }
+
+export type SubagentEvent =
+  | { _tag: "SubagentStart"; id: string; prompt: string; provider: string; model: string }
+  | { _tag: "SubagentPart"; id: string; part: ContentPart }
+  | { _tag: "SubagentComplete"; id: string; summary: string }
+
+export type AgentEvent =
+  | {
+      _tag: "AgentStart"
+      id: string
+      prompt: string
+      provider: string
+      model: string
+      sessionId: string
+      directory: string
+      tools: string[]
+    }
+  | ContentPart
+  | SubagentEvent
+  | { _tag: "AgentFinished"; summary: string; durationMs: number; turns: number; usage: RunUsage }
+  | { _tag: "AgentError"; message: string; exitCode: number }
+
+export type AgentEventTag = AgentEvent["_tag"]
+
+/** Block boundaries: another agent's events must not land between a start and its end. */
+export function opensBlock(event: { _tag: string }): boolean {
+  return event._tag === "ReasoningStart" || event._tag === "ScriptStart"
+}
+
+export function closesBlock(event: { _tag: string }): boolean {
+  return event._tag === "ReasoningEnd" || event._tag === "ScriptEnd"
+}

@@ -1,0 +1,76 @@
+import type { ToolSpec } from "../providers/model.ts"
+
+/** The one tool the model sees. Its input is a script; the sandbox functions are in the prompt. */
+export const EXECUTE_TOOL: ToolSpec = {
+  name: "execute",
+  description:
+    "Run a JavaScript program in the sandbox. The functions declared in the system prompt are async globals; what the program prints with console.log is returned to you.",
+  inputSchema: {
+    type: "object",
+    properties: { script: { type: "string", description: "JavaScript; top-level await works." } },
+    required: ["script"],
+    additionalProperties: false,
+  },
+}
+
+export interface SystemPromptOptions {
+  toolsDts: string
+  agentsMd: string | null
+  directory: string
+  /** Conversation mode: answering in text ends a turn; taskComplete is not needed. */
+  conversation?: boolean
+  /** A sub-agent: asked not to delegate again. */
+  subagent?: boolean
+  /** JSON Schema the final result must match (--json-schema). */
+  jsonSchema?: unknown
+  /** Extra instructions from --system. */
+  extra?: string
+}
+
+const RULES = `You are clanka, a coding agent working in a repository. You act through one tool, \`execute\`, whose input is a JavaScript program. The program runs as the body of an async function in a fresh sandbox: top-level await works, the functions declared below are async globals, and whatever it prints with console.log is all you see of its results.
+
+Rules:
+- Print what you need to see; return values are not shown. Print concisely (slices, counts, summaries) rather than whole large files.
+- Variables do not persist between executes; re-read what you need.
+- There is no require, import, process or Node API; use the declared functions.
+- Do several steps in one program when you can; use Promise.all for independent reads.
+- Prefer applyPatch for edits to existing files; writeFile for new files.
+- Paths are relative to the working directory.
+- If a call throws, the error is printed; read it and fix the program.`
+
+const EXAMPLE = `Example program:
+const [pkg, hits] = await Promise.all([readFile({ path: "package.json" }), rg({ pattern: "TODO", maxLines: 5 })])
+console.log(JSON.parse(pkg).name)
+console.log(hits)
+
+Its output:
+my-app
+src/main.ts:12:  // TODO: handle errors`
+
+function finishRule(options: SystemPromptOptions): string {
+  if (options.jsonSchema !== undefined) {
+    return `When everything is done, call taskComplete with JSON text (JSON.stringify of the value) that matches this JSON Schema; it is validated and you are told what to fix:\n${JSON.stringify(options.jsonSchema)}`
+  }
+  if (options.conversation) {
+    return "This is a conversation: answer the user in plain text when you are done with their request; taskComplete is not needed."
+  }
+  return "Work until the task is done, then call taskComplete(summary) with a short summary for the user. Call it only when everything is done; the run ends after that program."
+}
+
+/** SPEC section 7: rules of code mode, one example, the declarations, AGENTS.md. */
+export function buildSystemPrompt(options: SystemPromptOptions): string {
+  const sections = [RULES, EXAMPLE, finishRule(options)]
+  if (options.subagent) {
+    sections.push("You are a sub-agent started by another agent: do the task yourself and do not call delegate. Your taskComplete summary is returned to that agent.")
+  }
+  sections.push(`Sandbox functions:\n${options.toolsDts.trim()}`)
+  sections.push(`Working directory: ${options.directory}`)
+  if (options.extra?.trim()) sections.push(options.extra.trim())
+  if (options.agentsMd?.trim()) sections.push(`AGENTS.md (instructions from the repository):\n${options.agentsMd.trim()}`)
+  return sections.join("\n\n")
+}
+
+/** The sandbox function names, read from the declarations (works for remote executors too). */
+export function toolNamesFromDts(toolsDts: string): string[] {
+  return [...toolsDts.matchAll(/declare function (\w+)/g)].map((match) => match[1]!)
+}

@@ -1,0 +1,228 @@
+import { CancelledError } from "../errors.ts"
+import type { AssistantContent, Message, Model, Part, TokenUsage, ToolSpec } from "../providers/model.ts"
+import { ModelError } from "../providers/model.ts"
+import type { ContentPart } from "./events.ts"
+import { ScriptDecoder } from "./script-decoder.ts"
+
+export interface TurnRequest {
+  model: Model
+  system: string
+  messages: Message[]
+  tools: ToolSpec[]
+  signal: AbortSignal
+  /** Inactivity limit: reset by every streamed part. */
+  timeoutMs: number
+  emit(part: ContentPart): void
+  /** True when a steering message waits: the stream is cut at the next text or reasoning end. */
+  steeringPending(): boolean
+}
+
+export interface ToolCall {
+  id: string
+  name: string
+  input: unknown
+}
+
+export interface TurnResult {
+  content: AssistantContent[]
+  toolCalls: ToolCall[]
+  usage: TokenUsage
+  stop: "tool" | "end" | "length" | "steered"
+  durationMs: number
+}
+
+/** The model went quiet for longer than the turn timeout. */
+export class TurnTimeoutError extends ModelError {
+  override name = "TurnTimeoutError"
+  constructor(timeoutMs: number) {
+    super(`the model sent nothing for ${formatSeconds(timeoutMs)} (turn timeout); retrying`, true)
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`
+}
+
+const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+
+/**
+ * Streams one model response, turning parts into events as they arrive, and collects the
+ * assistant message for the history. Empty text or reasoning blocks produce no events. On any
+ * failure the open block is closed (so the output lock is released) and the error thrown.
+ */
+export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
+  const started = performance.now()
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(request.signal.reason)
+  request.signal.addEventListener("abort", onAbort, { once: true })
+
+  const content: AssistantContent[] = []
+  const toolCalls: ToolCall[] = []
+  let usage: TokenUsage | undefined
+  let stop: TurnResult["stop"] | undefined
+  // The block being streamed: its kind, text so far and whether its Start event went out.
+  let block: { kind: "text" | "reasoning"; text: string; open: boolean; providerData?: unknown } | undefined
+  let script: { id: string; decoder: ScriptDecoder; open: boolean } | undefined
+
+  const closeOpen = () => {
+    if (block?.open) request.emit({ _tag: "ReasoningEnd" })
+    if (script?.open) request.emit({ _tag: "ScriptEnd" })
+    block = undefined
+    script = undefined
+  }
+
+  const endScript = (input?: unknown) => {
+    if (!script) return
+    // Whatever the incremental decoder has not shown yet (e.g. a provider that sends the input
+    // only whole) goes out as a last delta, so the deltas add up to the exact script.
+    const full = scriptOf(input) ?? scriptOf(parseJson(script.decoder.text))
+    if (full !== undefined && full.startsWith(script.decoder.decoded) && full.length > script.decoder.decoded.length) {
+      request.emit({ _tag: "ScriptDelta", delta: full.slice(script.decoder.decoded.length) })
+      script.decoder.decoded = full
+    }
+    request.emit({ _tag: "ScriptEnd" })
+    script = undefined
+  }
+
+  const handle = (part: Part): boolean => {
+    switch (part.type) {
+      case "text-start":
+      case "reasoning-start":
+        block = { kind: part.type === "text-start" ? "text" : "reasoning", text: "", open: false }
+        return false
+      case "text-delta":
+      case "reasoning-delta": {
+        if (!part.delta) return false
+        block ??= { kind: part.type === "text-delta" ? "text" : "reasoning", text: "", open: false }
+        if (!block.open) {
+          request.emit({ _tag: "ReasoningStart" })
+          block.open = true
+        }
+        block.text += part.delta
+        request.emit({ _tag: "ReasoningDelta", delta: part.delta })
+        return false
+      }
+      case "provider-data":
+        if (block) block.providerData = part.data
+        return false
+      case "text-end":
+      case "reasoning-end": {
+        if (!block) return false
+        if (block.open) request.emit({ _tag: "ReasoningEnd" })
+        if (block.kind === "text") {
+          if (block.text) content.push({ type: "text", text: block.text })
+        } else if (block.text || block.providerData !== undefined) {
+          content.push({
+            type: "reasoning",
+            text: block.text,
+            ...(block.providerData === undefined ? {} : { providerData: block.providerData }),
+          })
+        }
+        block = undefined
+        return request.steeringPending()
+      }
+      case "tool-input-start":
+        if (part.name !== "execute") return false
+        script = { id: part.id, decoder: new ScriptDecoder(), open: true }
+        request.emit({ _tag: "ScriptStart" })
+        return false
+      case "tool-input-delta": {
+        if (!script || script.id !== part.id) return false
+        const delta = script.decoder.push(part.delta)
+        if (delta) request.emit({ _tag: "ScriptDelta", delta })
+        return false
+      }
+      case "tool-input-end":
+        if (script?.id === part.id) endScript()
+        return false
+      case "tool-call": {
+        if (part.name === "execute") {
+          if (script?.id === part.id) endScript(part.input)
+          else if (!toolCalls.some((call) => call.id === part.id)) {
+            // The provider did not stream the input: show the script whole.
+            request.emit({ _tag: "ScriptStart" })
+            const text = scriptOf(part.input)
+            if (text) request.emit({ _tag: "ScriptDelta", delta: text })
+            request.emit({ _tag: "ScriptEnd" })
+          }
+        }
+        content.push({ type: "tool-call", id: part.id, name: part.name, input: part.input })
+        toolCalls.push({ id: part.id, name: part.name, input: part.input })
+        return false
+      }
+      case "finish":
+        usage = part.usage
+        stop = part.stop
+        return false
+    }
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let rejectTimeout: (error: Error) => void = () => {}
+  const timeout = new Promise<never>((_, reject) => (rejectTimeout = reject))
+  timeout.catch(() => {})
+  const arm = () => {
+    clearTimeout(timer)
+    timer = setTimeout(() => rejectTimeout(new TurnTimeoutError(request.timeoutMs)), request.timeoutMs)
+  }
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(new CancelledError("interrupted"))
+    if (request.signal.aborted) fail()
+    else request.signal.addEventListener("abort", fail, { once: true })
+  })
+  aborted.catch(() => {})
+
+  const iterator = request.model
+    .stream({ system: request.system, messages: request.messages, tools: request.tools, signal: controller.signal })
+    [Symbol.asyncIterator]()
+  try {
+    arm()
+    while (true) {
+      // Racing each read against the timer and the caller's signal: a provider stuck in a read
+      // cannot hold the turn.
+      const next = await Promise.race([iterator.next(), timeout, aborted])
+      if (next.done) break
+      arm()
+      if (handle(next.value)) {
+        stop = "steered"
+        break
+      }
+    }
+  } catch (error) {
+    closeOpen()
+    if (request.signal.aborted) throw new CancelledError("interrupted")
+    throw error
+  } finally {
+    clearTimeout(timer)
+    request.signal.removeEventListener("abort", onAbort)
+    controller.abort()
+    iterator.return?.().catch(() => {})
+  }
+  closeOpen()
+  if (stop === "steered") {
+    // Only text survives a cut: half a tool call or unsigned reasoning cannot be sent back.
+    return {
+      content: content.filter((item) => item.type === "text"),
+      toolCalls: [],
+      usage: usage ?? EMPTY_USAGE,
+      stop,
+      durationMs: performance.now() - started,
+    }
+  }
+  if (!usage || !stop) throw new ModelError("the model's response ended before it was complete", true)
+  return { content, toolCalls, usage, stop, durationMs: performance.now() - started }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+export function scriptOf(input: unknown): string | undefined {
+  if (typeof input === "string") return scriptOf(parseJson(input))
+  const script = (input as { script?: unknown } | null | undefined)?.script
+  return typeof script === "string" ? script : undefined
+}

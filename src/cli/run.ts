@@ -1,0 +1,192 @@
+import { defineCommand } from "citty"
+import { readFile } from "node:fs/promises"
+import { createAgent, type Agent } from "../agent/agent.ts"
+import type { AgentEvent } from "../agent/events.ts"
+import { ClankaError, ExitCode, UsageError } from "../errors.ts"
+import type { Executor } from "../executor/executor.ts"
+import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
+import type { Model } from "../providers/model.ts"
+import { executorArgs, openExecutor } from "./executor-flags.ts"
+
+export default defineCommand({
+  meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
+  args: {
+    prompt: { type: "positional", required: false, description: 'the task; "-" reads it from stdin', valueHint: "PROMPT" },
+    model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL)", valueHint: "SPEC" },
+    "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: --model)", valueHint: "SPEC" },
+    ...executorArgs,
+    output: { type: "string", alias: "o", description: "pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
+    json: { type: "boolean", description: "same as --output ndjson" },
+    "json-schema": { type: "string", description: "the result must validate against this JSON Schema file", valueHint: "FILE" },
+    "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
+    "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
+    system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
+  },
+  async run({ args }): Promise<number> {
+    const format = outputFormat(args.output, args.json)
+    try {
+      return await runAgent(args, format)
+    } catch (error) {
+      // In ndjson mode the last line on stdout is always an AgentError when the run failed.
+      if (format === "ndjson" && error instanceof ClankaError) {
+        process.stdout.write(JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }) + "\n")
+      }
+      throw error
+    }
+  },
+})
+
+interface RunArgs {
+  prompt?: string
+  model?: string
+  "subagent-model"?: string
+  directory?: string
+  executor?: string
+  ssh?: string
+  "remote-bin"?: string
+  "json-schema"?: string
+  "max-turns"?: string
+  "turn-timeout"?: string
+  system?: string
+}
+
+async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
+  const { resolveModel } = await import("../providers/resolve.ts")
+  const spec = args.model || process.env.CLANKA_MODEL
+  if (!spec) throw new UsageError("no model: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL")
+  const model = resolveModel(spec)
+  const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
+  const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
+  const maxTurns = positiveNumber("--max-turns", args["max-turns"], true)
+  const turnTimeout = positiveNumber("--turn-timeout", args["turn-timeout"], false)
+
+  const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
+  const prompt = interactive ? undefined : await readPrompt(args.prompt)
+
+  const executor = await openExecutor(args)
+  try {
+    const agent = createAgent({
+      executor,
+      model,
+      subagentModel,
+      conversation: interactive,
+      ...(args.system === undefined ? {} : { system: args.system }),
+      ...(maxTurns === undefined ? {} : { maxTurns }),
+      ...(turnTimeout === undefined ? {} : { turnTimeoutMs: Math.round(turnTimeout * 1000) }),
+      ...(jsonSchema === undefined ? {} : { jsonSchema }),
+    })
+    const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
+    if (prompt !== undefined) return await runTask(agent, prompt, print)
+    return await converse(agent, print, model, executor)
+  } finally {
+    await executor.close()
+  }
+}
+
+/** Task mode: one prompt, events until AgentFinished or AgentError; Ctrl-C is exit 130. */
+async function runTask(agent: Agent, prompt: string, print: (event: AgentEvent) => void): Promise<number> {
+  const abort = new AbortController()
+  const onSigint = () => abort.abort()
+  process.on("SIGINT", onSigint)
+  try {
+    return await consume(agent.send(prompt, { signal: abort.signal }), print)
+  } finally {
+    process.off("SIGINT", onSigint)
+  }
+}
+
+async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void): Promise<number> {
+  let code: number = ExitCode.failed
+  for await (const event of events) {
+    print(event)
+    if (event._tag === "AgentFinished") code = ExitCode.ok
+    if (event._tag === "AgentError") {
+      process.stderr.write(`clanka: ${event.message}\n`)
+      code = event.exitCode
+    }
+  }
+  return code
+}
+
+/**
+ * Conversation mode on a terminal: each line is a prompt; lines typed while the agent works
+ * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit.
+ */
+async function converse(agent: Agent, print: (event: AgentEvent) => void, model: Model, executor: Executor): Promise<number> {
+  const { createInterface } = await import("node:readline")
+  const caps = await executor.capabilities()
+  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+  const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })
+  let current: AbortController | undefined
+  let last: number = ExitCode.ok
+  return await new Promise<number>((resolve) => {
+    const start = (line: string) => {
+      current = new AbortController()
+      const signal = current.signal
+      consume(agent.send(line, { signal }), print).then((code) => {
+        last = code === ExitCode.interrupted ? ExitCode.ok : code
+        current = undefined
+        rl.prompt()
+      })
+    }
+    rl.on("line", (input) => {
+      const line = input.trim()
+      if (line === "/exit" || line === "/quit") return rl.close()
+      if (!line) return current ? undefined : rl.prompt()
+      if (current) agent.steer(line)
+      else start(line)
+    })
+    rl.on("SIGINT", () => {
+      if (current) current.abort()
+      else rl.close()
+    })
+    rl.on("close", () => {
+      current?.abort()
+      resolve(last)
+    })
+    rl.prompt()
+  })
+}
+
+function outputFormat(output: string | undefined, json: boolean | undefined): OutputFormat {
+  if (json) {
+    if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
+    return "ndjson"
+  }
+  if (output === undefined) return process.stdout.isTTY ? "pretty" : "text"
+  if (!(outputFormats as readonly string[]).includes(output)) {
+    throw new UsageError(`unknown output format "${output}": use one of ${outputFormats.join(", ")}`)
+  }
+  return output as OutputFormat
+}
+
+async function readPrompt(prompt: string | undefined): Promise<string> {
+  const text = prompt === undefined || prompt === "-" ? await new Response(Bun.stdin.stream()).text() : prompt
+  if (!text.trim()) throw new UsageError("empty prompt: pass the task as an argument or on stdin")
+  return text.trim()
+}
+
+async function readSchema(file: string): Promise<unknown> {
+  let text: string
+  try {
+    text = await readFile(file, "utf8")
+  } catch (error) {
+    throw new UsageError(`cannot read the --json-schema file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  try {
+    const schema = JSON.parse(text)
+    if (typeof schema !== "object" && typeof schema !== "boolean") throw new Error("not a schema")
+    return schema
+  } catch (error) {
+    throw new UsageError(`the --json-schema file ${file} is not JSON: ${(error as Error).message}`)
+  }
+}
+
+function positiveNumber(flag: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} takes a positive ${integer ? "whole number" : "number"}, got "${value}"`)
+  }
+  return n
+}

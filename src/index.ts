@@ -1,0 +1,19 @@
+/**
+ * clanka as a library: the agent the `clanka run` command is built on.
+ *
+ *   import { createAgent, LocalExecutor, resolveModel } from "clanka"
+ *   const agent = createAgent({ executor: new LocalExecutor({ directory: "." }), model: resolveModel("anthropic/claude-sonnet-4-5") })
+ *   for await (const event of agent.send("fix the failing test")) console.log(event)
+ */
+export { createAgent, DEFAULT_TURN_TIMEOUT_MS, type Agent, type AgentOptions, type SendOptions } from "./agent/agent.ts"
+export type { AgentEvent, AgentEventTag, ContentPart, RetryInfo, RunUsage, SubagentEvent } from "./agent/events.ts"
+export { buildSystemPrompt, EXECUTE_TOOL } from "./agent/system-prompt.ts"
+export { validateJson } from "./agent/json-schema.ts"
+export { createFormatter, outputFormats, type OutputFormat } from "./output/format.ts"
+export { resolveModel } from "./providers/resolve.ts"
+export type { Message, Model, Part, TokenUsage } from "./providers/model.ts"
+export { ModelError } from "./providers/model.ts"
+export { LocalExecutor } from "./executor/local.ts"
+export { connectExecutor } from "./executor/connect.ts"
+export type { Capabilities, ExecuteOptions, Executor } from "./executor/executor.ts"
+export * from "./errors.ts"

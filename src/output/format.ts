@@ -1,0 +1,27 @@
+import type { AgentEvent } from "../agent/events.ts"
+import { ndjsonFormatter } from "./ndjson.ts"
+import { prettyFormatter } from "./pretty.ts"
+import { wantsColor, type Sink } from "./sink.ts"
+import { textFormatter } from "./text.ts"
+
+export const outputFormats = ["pretty", "ndjson", "text"] as const
+export type OutputFormat = (typeof outputFormats)[number]
+
+export interface FormatterStreams {
+  stdout: Sink & { isTTY?: boolean }
+  stderr: Sink & { isTTY?: boolean }
+  env?: Record<string, string | undefined>
+}
+
+/** The formatter for `--output`; pretty goes to stdout, text splits result and progress. */
+export function createFormatter(format: OutputFormat, streams: FormatterStreams): (event: AgentEvent) => void {
+  const env = streams.env ?? process.env
+  switch (format) {
+    case "ndjson":
+      return ndjsonFormatter(streams.stdout)
+    case "pretty":
+      return prettyFormatter(streams.stdout, { color: wantsColor(streams.stdout, env) })
+    case "text":
+      return textFormatter(streams.stdout, streams.stderr, { color: wantsColor(streams.stderr, env) })
+  }
+}
