@@ -12,6 +12,7 @@
  * messages (tool results included), so each request reads the previous one's prefix from cache.
  */
 import type { Anthropic as AnthropicClient } from "@anthropic-ai/sdk"
+import type { Stream } from "@anthropic-ai/sdk/core/streaming"
 import type {
   ContentBlockParam,
   MessageCreateParamsStreaming,
@@ -69,7 +70,14 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
       const body = anthropicRequest(spec, info?.maxOutput, request)
       let events: AsyncIterator<RawMessageStreamEvent>
       try {
-        events = (await client.messages.create(body, { signal: request.signal }))[Symbol.asyncIterator]()
+        // post(), not messages.create(): create() console.warns on every request to a deprecated
+        // model, which would write into clanka's output once per turn.
+        const stream = await client.post<Stream<RawMessageStreamEvent>>("/v1/messages", {
+          body,
+          stream: true,
+          signal: request.signal,
+        })
+        events = stream[Symbol.asyncIterator]()
       } catch (error) {
         throw toModelError(error, ctx)
       }
