@@ -1,0 +1,99 @@
+import { beforeAll, describe, expect, test } from "bun:test"
+import { mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "clanka-cli-"))
+  await writeFile(join(dir, "hello.txt"), "hello\nworld\n")
+})
+
+describe("clanka exec", () => {
+  test("-e runs a script against -C DIR and prints its output", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `console.log(await readFile({ path: "hello.txt", startLine: 2 }))`])
+    expect(result).toEqual({ code: 0, stdout: "world\n\n", stderr: "" })
+  })
+
+  test("reads the script from a file or from stdin", async () => {
+    await writeFile(join(dir, "script.js"), `console.log((await ls(".")).length > 0)`)
+    expect((await clanka(["exec", "-C", dir, join(dir, "script.js")])).stdout).toBe("true\n")
+    expect((await clanka(["exec", "-C", dir, "-"], { stdin: "console.log(6 * 7)" })).stdout).toBe("42\n")
+  })
+
+  test("a script that throws exits 1 with its report and one line on stderr", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `console.log("a")\nthrow new TypeError("bad")`])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe(`a\nTypeError: bad (line 2)\n  2 | throw new TypeError("bad")\n`)
+    expect(result.stderr).toBe("clanka: the script failed: TypeError: bad (line 2)\n")
+  })
+
+  test("a runaway script is stopped at --timeout", async () => {
+    const result = await clanka(["exec", "-C", dir, "--timeout", "0.5", "-e", "while (true) {}"])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe("\n[script timed out after 0.5 s and was stopped]\n")
+    expect(result.stderr).toBe("clanka: the script failed: script timed out after 0.5 s and was stopped\n")
+  })
+
+  test("delegate without a model says sub-agents need clanka run", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `await delegate("x")`])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toContain("Error: delegate: sub-agents need a model: use `clanka run` (line 1)")
+  })
+
+  test("bad usage exits 2 with one line", async () => {
+    expect(await clanka(["exec", "--frobnicate"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'clanka: unknown option "--frobnicate" (see clanka --help)\n',
+    })
+    const missing = await clanka(["exec", join(dir, "nope.js")])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toBe(`clanka: cannot read ${join(dir, "nope.js")}: ENOENT\n`)
+    expect((await clanka(["exec", "--timeout", "soon", "-e", "1"])).stderr).toBe(
+      'clanka: --timeout takes a positive number of seconds, got "soon"\n',
+    )
+  })
+})
+
+describe("clanka tool and clanka tools", () => {
+  test("tool calls one tool and prints its JSON result", async () => {
+    const write = await clanka(["tool", "-C", dir, "writeFile", JSON.stringify({ path: "out/new.txt", content: "x\n" })])
+    expect(write).toEqual({ code: 0, stdout: "null\n", stderr: "" })
+    expect(await readFile(join(dir, "out/new.txt"), "utf8")).toBe("x\n")
+    const ls = await clanka(["tool", "-C", dir, "ls", "out"])
+    expect(ls.stdout).toBe(`[\n  "new.txt"\n]\n`)
+  })
+
+  test("invalid parameters exit 2 naming the tool and the problem", async () => {
+    const result = await clanka(["tool", "-C", dir, "updateTodo", `{"id":"a"}`])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`clanka: updateTodo: invalid parameters: id: Invalid type: Expected number but received "a"\n`)
+  })
+
+  test("an unknown tool exits 2 and lists the tools", async () => {
+    const result = await clanka(["tool", "frob"])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toStartWith(`clanka: unknown tool "frob"; tools: readFile, writeFile`)
+  })
+
+  test("a failing tool exits 1 with its message", async () => {
+    const result = await clanka(["tool", "-C", dir, "bash", `{"command":"echo oops; exit 3"}`])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toStartWith("clanka: bash: ")
+    expect(result.stderr).toContain("oops")
+  })
+
+  test("tools prints the declarations the model sees", async () => {
+    const result = await clanka(["tools"])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("declare function applyPatch(patch: string): Promise<string>\n")
+    expect(result.stdout).toContain("declare function taskComplete(output: string): Promise<void>\n")
+  })
+
+  test("--version prints the version", async () => {
+    const pkg = await Bun.file(join(import.meta.dir, "../../package.json")).json()
+    expect(await clanka(["--version"])).toEqual({ code: 0, stdout: `clanka ${pkg.version}\n`, stderr: "" })
+  })
+})
