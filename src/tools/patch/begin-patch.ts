@@ -1,0 +1,112 @@
+import { ToolError } from "../../errors.ts"
+import type { FileChange, Hunk, HunkLine } from "./types.ts"
+
+const FILE_HEADER = /^\s*\*\*\* (Add|Update|Delete) File:\s*(.*?)\s*$/
+const MOVE_TO = /^\s*\*\*\* Move to:\s*(.*?)\s*$/
+const UNIFIED_RANGE = /^@@+ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@+/
+
+/**
+ * Parses the `*** Begin Patch` format. Tolerant of what models get wrong: a missing
+ * `*** End Patch`, text around the patch, context lines without their leading space.
+ */
+export function parseBeginPatch(lines: string[]): FileChange[] {
+  const changes: FileChange[] = []
+  let i = lines.findIndex((line) => line.trim() === "*** Begin Patch")
+  i = i < 0 ? lines.findIndex((line) => FILE_HEADER.test(line)) : i + 1
+
+  const atSectionEnd = (index: number) => {
+    const line = lines[index]!
+    return FILE_HEADER.test(line) || line.trim() === "*** End Patch"
+  }
+
+  while (i < lines.length) {
+    const line = lines[i]!
+    if (line.trim() === "*** End Patch") break
+    const header = FILE_HEADER.exec(line)
+    if (!header) {
+      if (line.trim() === "") {
+        i++
+        continue
+      }
+      throw new ToolError(`patch line ${i + 1}: expected "*** Add File:", "*** Update File:" or "*** Delete File:", found "${line}"`)
+    }
+    const kind = header[1]!
+    const path = cleanPath(header[2]!)
+    if (!path) throw new ToolError(`patch line ${i + 1}: "${line.trim()}" names no file`)
+    i++
+
+    if (kind === "Delete") {
+      changes.push({ type: "delete", path })
+      continue
+    }
+
+    if (kind === "Add") {
+      const raw: string[] = []
+      while (i < lines.length && !atSectionEnd(i)) raw.push(lines[i++]!)
+      // Blank lines before the next header are layout, not content: real content lines have "+".
+      while (raw.length > 0 && raw[raw.length - 1]!.trim() === "") raw.pop()
+      const content = raw.map((body) => (body.startsWith("+") ? body.slice(1) : body))
+      changes.push({ type: "add", path, content: content.length ? content.join("\n") + "\n" : "" })
+      continue
+    }
+
+    let moveTo: string | undefined
+    const move = i < lines.length ? MOVE_TO.exec(lines[i]!) : null
+    if (move) {
+      moveTo = cleanPath(move[1]!)
+      i++
+    }
+    const hunks: Hunk[] = []
+    let hunk: Hunk = emptyHunk()
+    const flush = () => {
+      if (hunk.lines.length > 0 || hunk.anchors.length > 0) hunks.push(hunk)
+      hunk = emptyHunk()
+    }
+    while (i < lines.length && !atSectionEnd(i)) {
+      const body = lines[i]!
+      const trimmed = body.trim()
+      if (body.startsWith("@@")) {
+        if (hunk.lines.length > 0) flush()
+        const range = UNIFIED_RANGE.exec(body)
+        if (range) {
+          const start = Number(range[1])
+          hunk.hint = range[2] === "0" ? start : Math.max(0, start - 1)
+          const rest = body.slice(range[0].length).trim()
+          if (rest) hunk.anchors.push(rest)
+        } else {
+          const anchor = body.replace(/^@@+\s?/, "").replace(/\s*@@+\s*$/, "")
+          if (anchor.trim()) hunk.anchors.push(anchor)
+        }
+      } else if (trimmed === "*** End of File") {
+        hunk.endOfFile = true
+        flush()
+      } else if (/^\s*\*\*\* /.test(body) && !body.startsWith(" ") && !body.startsWith("-") && !body.startsWith("+")) {
+        throw new ToolError(`patch line ${i + 1}: unexpected "${trimmed}" in the changes to ${path}`)
+      } else {
+        hunk.lines.push(hunkLine(body))
+      }
+      i++
+    }
+    flush()
+    changes.push({ type: "update", path, moveTo, hunks: hunks.filter((h) => h.lines.length > 0) })
+  }
+  return changes
+}
+
+function emptyHunk(): Hunk {
+  return { anchors: [], lines: [], endOfFile: false }
+}
+
+function hunkLine(body: string): HunkLine {
+  const op = body[0]
+  if (op === " " || op === "-" || op === "+") return { op, text: body.slice(1) }
+  // A context line whose leading space was lost (often by an editor trimming blank lines).
+  return { op: " ", text: body }
+}
+
+/** Paths as models write them: sometimes quoted or in backticks. */
+export function cleanPath(raw: string): string {
+  const path = raw.trim()
+  const quoted = /^(["'`])(.*)\1$/.exec(path)
+  return quoted ? quoted[2]! : path
+}

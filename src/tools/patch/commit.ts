@@ -1,0 +1,70 @@
+import { randomBytes } from "node:crypto"
+import { chmod, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises"
+import { basename, dirname, join } from "node:path"
+import { ToolError } from "../../errors.ts"
+
+export interface FileWrite {
+  /** Absolute path written (a symlink's target for an existing link). */
+  target: string
+  /** Path as the patch named it, for messages. */
+  display: string
+  data: Uint8Array
+  /** Permission bits to set; new files otherwise get the usual default. */
+  mode?: number
+}
+
+/**
+ * Writes every file atomically: all temp files first (next to their targets, so the rename
+ * stays on one filesystem), then the renames, then the deletions. If a temp file cannot be
+ * written, nothing has changed yet and everything created is removed again.
+ */
+export async function commitChanges(writes: readonly FileWrite[], deletes: readonly string[]): Promise<void> {
+  const temps: Array<{ temp: string; write: FileWrite }> = []
+  const createdDirs: string[] = []
+  try {
+    for (const write of writes) {
+      const dir = dirname(write.target)
+      const created = await mkdir(dir, { recursive: true })
+      if (created) createdDirs.push(created)
+      const temp = join(dir, `.${basename(write.target)}.${randomBytes(4).toString("hex")}.clanka-tmp`)
+      await writeFile(temp, write.data, { flag: "wx" })
+      temps.push({ temp, write })
+      if (write.mode !== undefined) await chmod(temp, write.mode)
+    }
+  } catch (error) {
+    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true })))
+    for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true })
+    const failed = writes[temps.length]?.display ?? writes[writes.length - 1]?.display
+    throw new ToolError(`could not write ${failed}: ${reason(error)}; no file was changed`)
+  }
+
+  const done: string[] = []
+  for (const [i, { temp, write }] of temps.entries()) {
+    try {
+      await rename(temp, write.target)
+      done.push(write.display)
+    } catch (error) {
+      await Promise.all(temps.slice(i).map(({ temp }) => rm(temp, { force: true })))
+      const written = done.length ? `only ${done.join(", ")} was written` : "no file was changed"
+      throw new ToolError(`could not write ${write.display}: ${reason(error)}; ${written}`)
+    }
+  }
+  for (const path of deletes) {
+    try {
+      await unlink(path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+        throw new ToolError(`could not delete ${path}: ${reason(error)}; the other changes were written`)
+      }
+    }
+  }
+}
+
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === "EACCES" || code === "EPERM") return "permission denied"
+  if (code === "ENOTDIR") return "a parent path is a file, not a directory"
+  if (code === "ENOSPC") return "no space left on the device"
+  if (code === "EISDIR") return "it is a directory"
+  return error instanceof Error ? error.message : String(error)
+}
