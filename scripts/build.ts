@@ -20,7 +20,7 @@ const targets: Record<string, string> = {
 }
 
 async function build(outfile: string, target?: string): Promise<void> {
-  const flags = ["--compile", "--minify", "--format=esm", ...(target ? [`--target=${target}`] : ["--bytecode"])]
+  const flags = ["--compile", "--minify", "--format=esm", "--define", "CLANKA_COMPILED=true", ...(target ? [`--target=${target}`] : ["--bytecode"])]
   await $`${process.execPath} build ${flags} ${entries} --outfile ${outfile}`.cwd(root).quiet()
   console.log(`built ${outfile.replace(root + "/", "")}`)
 }

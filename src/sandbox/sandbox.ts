@@ -16,6 +16,14 @@ export type RunResult =
 
 const MAX_IDLE_WORKERS = 2
 
+// Set by scripts/build.ts. In the compiled binary every module's import.meta.url is the
+// binary's own, standing for the root of src/, where the embedded worker entry point lives.
+declare const CLANKA_COMPILED: boolean | undefined
+const WORKER_URL =
+  typeof CLANKA_COMPILED !== "undefined" && CLANKA_COMPILED
+    ? new URL("./sandbox/worker.ts", import.meta.url).href
+    : new URL("./worker.ts", import.meta.url).href
+
 /**
  * Runs scripts on worker threads. A worker serves one script at a time and is reused when the
  * script ends normally; a script that times out or is cancelled is stopped by terminating its
@@ -31,7 +39,7 @@ export class Sandbox {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL("./worker.ts", import.meta.url).href)
+    const worker = new Worker(WORKER_URL)
     worker.postMessage({ type: "init", toolNames: [...toolNames] } satisfies ToWorker)
     return worker
   }

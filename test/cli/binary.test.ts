@@ -1,0 +1,54 @@
+import { beforeAll, describe, expect, test } from "bun:test"
+import { copyFile, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ROOT } from "../support/cli.ts"
+
+// The release artefact must work alone: copied into an empty directory, with a bare environment.
+let dir: string
+let bin: string
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn(["env", "-i", "PATH=/usr/bin:/bin", bin, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { code, stdout, stderr }
+}
+
+beforeAll(async () => {
+  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  dir = await mkdtemp(join(tmpdir(), "clanka-alone-"))
+  bin = join(dir, "clanka")
+  await copyFile(join(ROOT, "dist/clanka"), bin)
+  await Bun.$`chmod +x ${bin}`
+}, 120_000)
+
+describe("the compiled binary, alone", () => {
+  test("--version", async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"))
+    expect(await run(["--version"])).toEqual({ code: 0, stdout: `clanka ${pkg.version}\n`, stderr: "" })
+  })
+
+  test("tools", async () => {
+    const result = await run(["tools"])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("declare function readFile(")
+  })
+
+  test("exec runs a script with tools, and a runaway one is stopped", async () => {
+    await writeFile(join(dir, "note.txt"), "from disk\n")
+    const ok = await run(["exec", "-e", `console.log(await readFile({ path: "note.txt" }), (await ls(".")).length)`])
+    expect(ok).toEqual({ code: 0, stdout: "from disk\n 2\n", stderr: "" })
+    const runaway = await run(["exec", "--timeout", "0.3", "-e", "while (true) {}"])
+    expect(runaway.code).toBe(1)
+    expect(runaway.stderr).toBe("clanka: the script failed: script timed out after 0.3 s and was stopped\n")
+  })
+
+  test("tool", async () => {
+    expect(await run(["tool", "addTodo", "write tests"])).toEqual({
+      code: 0,
+      stdout: `{\n  "id": 1,\n  "text": "write tests",\n  "completed": false\n}\n`,
+      stderr: "",
+    })
+  })
+})
