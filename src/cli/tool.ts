@@ -33,10 +33,11 @@ export default defineCommand({
 /** JSON, except that a tool taking one string may be given the bare string. */
 function parseParams(text: string | undefined, schema: v.GenericSchema): unknown {
   if (text === undefined) return undefined
+  const shown = text.length > 60 ? text.slice(0, 60) + "…" : text
   try {
     return JSON.parse(text)
   } catch {
     if (v.is(schema, text)) return text
-    throw new UsageError(`parameters must be JSON, got: ${text.length > 60 ? text.slice(0, 60) + "…" : text}`)
+    throw new UsageError(`parameters must be JSON, got: ${shown}`)
   }
 }
