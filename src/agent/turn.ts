@@ -40,7 +40,7 @@ export class TurnTimeoutError extends ModelError {
 }
 
 function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`
+  return `${Number((ms / 1000).toFixed(3))}s`
 }
 
 const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
@@ -63,6 +63,8 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   // The block being streamed: its kind, text so far and whether its Start event went out.
   let block: { kind: "text" | "reasoning"; text: string; open: boolean; providerData?: unknown } | undefined
   let script: { id: string; decoder: ScriptDecoder; open: boolean } | undefined
+  /** Ids of tool calls whose input was streamed (and shown) already. */
+  const streamed = new Set<string>()
 
   const closeOpen = () => {
     if (block?.open) request.emit({ _tag: "ReasoningEnd" })
@@ -124,6 +126,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
       case "tool-input-start":
         if (part.name !== "execute") return false
         script = { id: part.id, decoder: new ScriptDecoder(), open: true }
+        streamed.add(part.id)
         request.emit({ _tag: "ScriptStart" })
         return false
       case "tool-input-delta": {
@@ -138,7 +141,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
       case "tool-call": {
         if (part.name === "execute") {
           if (script?.id === part.id) endScript(part.input)
-          else if (!toolCalls.some((call) => call.id === part.id)) {
+          else if (!streamed.has(part.id)) {
             // The provider did not stream the input: show the script whole.
             request.emit({ _tag: "ScriptStart" })
             const text = scriptOf(part.input)
