@@ -9,7 +9,7 @@
  *     (request) => ({ blocks: [{ type: "text", text: `saw ${request.toolResults[0]}` }] }),
  *     { error: { status: 529 } },                       // provider-shaped error body
  *     { stall: { blocks: [{ type: "text", text: "hal" }] } }, // headers + these events, then silence
- *     { drop: { blocks: [] } },                         // some events, then the connection breaks
+ *     { drop: { blocks: [] } },                         // some events, then the body ends early
  *   ]
  *   const server = await startFakeModel("anthropic", turns) // or "openai", "openai-compatible"
  *   const model = resolveModel(`${server.provider}/fake-model`, server.env)
@@ -154,6 +154,14 @@ export interface FormatSpec {
   errorBody(status: number, message: string, type?: string): unknown
 }
 
+function headerRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {}
+  headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value
+  })
+  return out
+}
+
 export async function startFormatServer(format: FormatSpec, turns: FakeTurn[]): Promise<FakeServer> {
   const requests: FakeRequest[] = []
   const hanging = new Set<ReadableStreamDefaultController>()
@@ -172,7 +180,7 @@ export async function startFormatServer(format: FormatSpec, turns: FakeTurn[]): 
         index: requests.length,
         method: req.method,
         path,
-        headers: Object.fromEntries(req.headers),
+        headers: headerRecord(req.headers),
         body,
         ...format.view(body),
       }
@@ -213,8 +221,9 @@ export async function startFormatServer(format: FormatSpec, turns: FakeTurn[]): 
               return // the client went away
             }
           }
-          if (ending === "close") controller.close()
-          else if (ending === "drop") controller.error(new Error("fake model server: connection dropped"))
+          // A drop ends the body early, without the final event: what a broken connection looks like
+          // to the SDK, without the server logging an error.
+          if (ending === "close" || ending === "drop") controller.close()
           else hanging.add(controller)
         },
         cancel() {},
