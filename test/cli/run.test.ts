@@ -1,0 +1,157 @@
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
+import { fakeProviders, startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+
+let directory: string
+let server: FakeServer | undefined
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), "clanka-run-"))
+})
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+const MODEL: Record<string, string> = { anthropic: "anthropic/claude-sonnet-4-5", openai: "openai/gpt-5", "openai-compatible": "openai-compatible/qwen3" }
+
+async function serve(provider: (typeof fakeProviders)[number], turns: FakeTurn[]): Promise<Record<string, string>> {
+  server = await startFakeModel(provider, turns)
+  return { ...server.env, CLANKA_MODEL: MODEL[provider]! }
+}
+
+const finish = (summary: string): FakeTurn => ({ blocks: [{ type: "execute", script: `await taskComplete(${JSON.stringify(summary)})` }] })
+
+for (const provider of fakeProviders) {
+  test(`--json against ${provider}: only SPEC events on stdout, one per line`, async () => {
+    const env = await serve(provider, [
+      { blocks: [{ type: "text", text: "Counting." }, { type: "execute", script: "console.log(2 + 2)" }] },
+      finish("four"),
+    ])
+    const result = await clanka(["run", "--json", "-C", directory, "add 2 and 2"], { env })
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+    expect(events.map((event) => event._tag)).toEqual([
+      "AgentStart",
+      "ReasoningStart",
+      "ReasoningDelta",
+      "ReasoningEnd",
+      "ScriptStart",
+      "ScriptDelta",
+      "ScriptEnd",
+      "Usage",
+      "ScriptOutput",
+      "ScriptStart",
+      "ScriptDelta",
+      "ScriptEnd",
+      "Usage",
+      "ScriptOutput",
+      "AgentFinished",
+    ])
+    expect(events[0]).toMatchObject({ prompt: "add 2 and 2", provider, directory })
+    expect(events[8]).toEqual({ _tag: "ScriptOutput", output: "4\n" })
+    expect(events.at(-1)).toMatchObject({ summary: "four", turns: 2 })
+    expect(Object.keys(events.at(-1).usage).sort()).toEqual(
+      ["cacheReadTokens", "cacheWriteTokens", "contextTokens", "contextWindow", "costUsd", "inputTokens", "outputTokens"],
+    )
+  })
+}
+
+test("text output (piped): the summary alone on stdout; the prompt can come from stdin", async () => {
+  const env = await serve("anthropic", [finish("All done.")])
+  const result = await clanka(["run", "-C", directory, "-"], { env, stdin: "do the thing\n" })
+  expect(result.code).toBe(0)
+  expect(result.stdout).toBe("All done.\n")
+  expect(result.stderr).toContain("▸ execute")
+  expect(server!.requests[0]!.lastUserText).toBe("do the thing")
+})
+
+test("--json-schema in text mode prints the validated JSON alone", async () => {
+  const schemaFile = join(directory, "schema.json")
+  writeFileSync(schemaFile, JSON.stringify({ type: "object", required: ["ok"], properties: { ok: { type: "boolean" } } }))
+  const env = await serve("openai", [finish(JSON.stringify({ ok: true }))])
+  const result = await clanka(["run", "-o", "text", "--json-schema", schemaFile, "-C", directory, "check"], { env })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout)).toEqual({ ok: true })
+})
+
+test("a refused key: exit 1 and one clear line naming the variable", async () => {
+  const env = await serve("anthropic", [{ error: { status: 401, message: "invalid x-api-key" } }])
+  const result = await clanka(["run", "-C", directory, "hi"], { env })
+  expect(result.code).toBe(1)
+  expect(result.stdout).toBe("")
+  expect(result.stderr.trimEnd().split("\n").at(-1)).toMatch(/^clanka: .*invalid x-api-key.*ANTHROPIC_API_KEY/)
+})
+
+test("--max-turns: exit 1, AgentError as the last ndjson line", async () => {
+  const again: FakeTurn = { blocks: [{ type: "execute", script: "console.log(1)" }] }
+  const env = await serve("anthropic", [again, again])
+  const result = await clanka(["run", "--json", "--max-turns", "1", "-C", directory, "loop"], { env })
+  expect(result.code).toBe(1)
+  expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toEqual({
+    _tag: "AgentError",
+    message: "stopped after 1 model turns (--max-turns 1) before the task was complete",
+    exitCode: 1,
+  })
+  expect(result.stderr).toBe("clanka: stopped after 1 model turns (--max-turns 1) before the task was complete\n")
+})
+
+test("--turn-timeout: a stalled stream is retried", async () => {
+  const env = await serve("openai-compatible", [{ stall: { blocks: [{ type: "text", text: "hm" }] } }, finish("ok")])
+  const result = await clanka(["run", "--json", "--turn-timeout", "0.2", "-C", directory, "go"], { env })
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([
+    { _tag: "ErrorRetry", error: { message: "the model sent nothing for 0.2s (turn timeout); retrying", retryable: true } },
+  ])
+})
+
+test("usage errors are exit 2 with one line", async () => {
+  const noModel = await clanka(["run", "-C", directory, "hi"], { env: { CLANKA_MODEL: "", ANTHROPIC_API_KEY: "" } })
+  expect(noModel.code).toBe(2)
+  expect(noModel.stderr).toBe("clanka: no model: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL\n")
+
+  const noKey = await clanka(["run", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "hi"], { env: { ANTHROPIC_API_KEY: "" } })
+  expect(noKey.code).toBe(2)
+  expect(noKey.stderr).toBe("clanka: ANTHROPIC_API_KEY is not set: export it to use anthropic models\n")
+
+  const unknown = await clanka(["run", "--json", "-m", "acme/x", "-C", directory, "hi"])
+  expect(unknown.code).toBe(2)
+  expect(unknown.stderr).toContain('clanka: unknown model provider "acme": use one of anthropic, openai, openai-compatible')
+  expect(JSON.parse(unknown.stdout)).toMatchObject({ _tag: "AgentError", exitCode: 2 })
+
+  const badOutput = await clanka(["run", "-o", "yaml", "hi"])
+  expect(badOutput.code).toBe(2)
+  expect(badOutput.stderr).toBe('clanka: unknown output format "yaml": use one of pretty, ndjson, text\n')
+})
+
+test("Ctrl-C stops the run: exit 130", async () => {
+  const env = await serve("anthropic", [{ blocks: [{ type: "execute", script: "console.log('waiting'); await sleep(20000)" }] }])
+  const child = Bun.spawn([BUN, MAIN, "run", "--json", "-C", directory, "wait"], {
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  // Interrupt once the script is running: the ScriptEnd line has been printed.
+  const reader = child.stdout.getReader()
+  let stdout = ""
+  while (!stdout.includes('"ScriptEnd"')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    stdout += new TextDecoder().decode(value)
+  }
+  await Bun.sleep(100)
+  child.kill("SIGINT")
+  while (true) {
+    const { value, done } = await reader.read()
+    if (done) break
+    stdout += new TextDecoder().decode(value)
+  }
+  expect(await child.exited).toBe(130)
+  expect(JSON.parse(stdout.trimEnd().split("\n").at(-1)!)).toEqual({ _tag: "AgentError", message: "interrupted", exitCode: 130 })
+})
