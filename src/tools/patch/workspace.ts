@@ -14,7 +14,7 @@ interface FileState {
 
 type Original = { kind: "missing" } | { kind: "directory" } | { kind: "file"; mode: number; target: string }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 /**
  * The patch applied in memory: every change runs against the files as the earlier changes of

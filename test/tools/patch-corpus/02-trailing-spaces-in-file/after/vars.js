@@ -1,0 +1,3 @@
+const a = 1;   
+const b = 20;
+const c = 3;  

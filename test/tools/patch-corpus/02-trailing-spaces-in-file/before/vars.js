@@ -1,0 +1,3 @@
+const a = 1;   
+const b = 2;	
+const c = 3;  

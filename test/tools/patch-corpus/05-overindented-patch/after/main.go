@@ -1,0 +1,6 @@
+func main() {
+	fmt.Println("start")
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}

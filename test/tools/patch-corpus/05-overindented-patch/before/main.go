@@ -1,0 +1,4 @@
+func main() {
+	fmt.Println("start")
+	run()
+}

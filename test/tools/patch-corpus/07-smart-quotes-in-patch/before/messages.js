@@ -1,0 +1,5 @@
+export const messages = {
+  welcome: "Welcome, it's good to see you",
+  range: "pages 1-10",
+  bye: 'Goodbye',
+}

@@ -1,0 +1,3 @@
+def hello
+  puts "hello"
+end

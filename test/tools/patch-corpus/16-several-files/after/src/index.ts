@@ -1,0 +1,4 @@
+import { a } from "./a"
+import { c } from "./c"
+
+export { a, c }

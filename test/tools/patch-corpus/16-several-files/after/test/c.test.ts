@@ -1,0 +1,2 @@
+import { c } from "../src/c"
+test("c", () => expect(c).toBe(3))

@@ -1,0 +1,4 @@
+import { a } from "./a"
+import { b } from "./b"
+
+export { a, b }

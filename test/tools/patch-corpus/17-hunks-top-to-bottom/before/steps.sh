@@ -1,0 +1,9 @@
+step one
+  check
+  done
+step two
+  check
+  done
+step three
+  check
+  done

@@ -1,0 +1,6 @@
+Option Explicit
+
+Sub Main()
+    Print "new"
+    Print "more"
+End Sub

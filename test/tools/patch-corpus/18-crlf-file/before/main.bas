@@ -1,0 +1,5 @@
+Option Explicit
+
+Sub Main()
+    Print "old"
+End Sub

@@ -1,0 +1,9 @@
+import os
+
+
+def home():
+    return os.environ["HOME"]
+
+
+def tmp():
+    return "/tmp"

@@ -1,0 +1,4 @@
+package pkg
+
+// Name is the package's name.
+const Name = "pkg"

@@ -1,0 +1,5 @@
+const routes = [
+  "/login",
+  "/",
+  "/about",
+]

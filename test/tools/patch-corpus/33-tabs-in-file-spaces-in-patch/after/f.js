@@ -1,0 +1,6 @@
+function f() {
+	if (x) {
+		y(1)
+		z()
+	}
+}

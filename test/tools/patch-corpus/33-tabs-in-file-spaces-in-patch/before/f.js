@@ -1,0 +1,5 @@
+function f() {
+	if (x) {
+		y()
+	}
+}

@@ -1,0 +1,3 @@
+const port = 3000
+app.listen(port)
+console.log("listening")

@@ -1,0 +1,3 @@
+DEBUG = False
+x = 2
+y = 3

@@ -1,0 +1,3 @@
+fn parse() {
+    todo!()
+}

@@ -1,0 +1,7 @@
+if ok:
+    go()
+
+# part two
+
+if ok:
+    stop()
