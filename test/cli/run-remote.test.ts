@@ -1,0 +1,51 @@
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
+import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+
+let directory: string
+let server: FakeServer | undefined
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), "clanka-remote-"))
+})
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+/** The parent delegates; the sub-agent writes a file on the executor's side and reports. */
+function dispatch(request: FakeRequest): FakeTurn {
+  const sub = request.system.includes("You are a sub-agent")
+  const done = request.toolResults.length > 0
+  if (sub && !done) return { blocks: [{ type: "execute", script: 'await writeFile({ path: "from-sub.txt", content: "sub was here" })\nawait taskComplete("wrote from-sub.txt")' }] }
+  if (!done) return { blocks: [{ type: "execute", script: 'console.log("sub said: " + await delegate("write from-sub.txt"))' }] }
+  return { blocks: [{ type: "execute", script: `await taskComplete(${JSON.stringify(request.toolResults[0]!.trim())})` }] }
+}
+
+test("clanka run --executor: a sub-agent's delegate() crosses the protocol and back", async () => {
+  server = await startFakeModel("anthropic", Array.from({ length: 4 }, () => dispatch))
+  const executor = `${BUN} ${MAIN} executor -C ${directory}`
+  const result = await clanka(["run", "--json", "-m", "anthropic/claude-sonnet-4-5", "--executor", executor, "delegate it"], {
+    env: server.env,
+  })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events[0]).toMatchObject({ _tag: "AgentStart", directory })
+  const start = events.find((event) => event._tag === "SubagentStart")
+  expect(start).toMatchObject({ prompt: "write from-sub.txt", provider: "anthropic", model: "claude-sonnet-4-5" })
+  expect(events.find((event) => event._tag === "SubagentComplete")).toEqual({ _tag: "SubagentComplete", id: start.id, summary: "wrote from-sub.txt" })
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub said: wrote from-sub.txt" })
+  expect(readFileSync(join(directory, "from-sub.txt"), "utf8")).toBe("sub was here")
+})
+
+test("an executor that cannot start ends with exit 3 and one line", async () => {
+  server = await startFakeModel("anthropic", [])
+  const result = await clanka(["run", "-m", "anthropic/claude-sonnet-4-5", "--executor", "exit 7", "hi"], { env: server.env })
+  expect(result.code).toBe(3)
+  expect(result.stderr.split("\n").filter(Boolean).length).toBe(1)
+  expect(result.stderr).toStartWith("clanka: ")
+})
