@@ -1,0 +1,2 @@
+const out = await bash({ command: `echo "today is `date +%A`"` })
+console.log(out)

@@ -1,0 +1,2 @@
+const name = "clanka"
+console.log(`Run `${name} --help` for usage`)

@@ -1,0 +1,2 @@
+const files = await ls("src")
+console.log(files.join("\n"))

@@ -1,0 +1,5 @@
+
+```javascript
+const files = await ls("src")
+console.log(files.join("\n"))
+```
