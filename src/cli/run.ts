@@ -86,7 +86,11 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
 /** Task mode: one prompt, events until AgentFinished or AgentError; Ctrl-C is exit 130. */
 async function runTask(agent: Agent, prompt: string, print: (event: AgentEvent) => void): Promise<number> {
   const abort = new AbortController()
-  const onSigint = () => abort.abort()
+  // The first Ctrl-C stops the run cleanly; a second one does not wait for that.
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(ExitCode.interrupted)
+    abort.abort()
+  }
   process.on("SIGINT", onSigint)
   try {
     return await consume(agent.send(prompt, { signal: abort.signal }), print)

@@ -18,6 +18,8 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
   const c = createColors(options.color)
   const maxLines = options.maxOutputLines ?? 20
   let atLineStart = true
+  /** The top-level agent's latest text block: a summary that repeats it is not printed twice. */
+  let lastText = ""
 
   const write = (text: string) => {
     if (text) {
@@ -104,13 +106,17 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
       case "AgentFinished":
         newline()
         write(c.green(`✓ done in ${seconds(event.durationMs)}, ${event.turns} turn${event.turns === 1 ? "" : "s"}${cost(event.usage)}`) + "\n")
-        if (options.summary !== false && event.summary) write(event.summary.replace(/\n?$/, "\n"))
+        if (options.summary !== false && event.summary && event.summary.trim() !== lastText.trim()) {
+          write(event.summary.replace(/\n?$/, "\n"))
+        }
         return
       case "AgentError":
         // The CLI prints the error line on stderr.
         newline()
         return
       default:
+        if (event._tag === "ReasoningStart") lastText = ""
+        if (event._tag === "ReasoningDelta") lastText += event.delta
         part(event, "")
     }
   }

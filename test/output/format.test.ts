@@ -85,3 +85,13 @@ test("text with --json-schema: the JSON alone on stdout", () => {
   ]
   expect(JSON.parse(render("text", list).stdout)).toEqual({ files: ["a.ts"] })
 })
+
+test("pretty does not repeat a summary that is the answer just streamed", () => {
+  const list: AgentEvent[] = [
+    { _tag: "ReasoningStart" },
+    { _tag: "ReasoningDelta", delta: "It is 42." },
+    { _tag: "ReasoningEnd" },
+    { _tag: "AgentFinished", summary: "It is 42.", durationMs: 8, turns: 1, usage: { ...usage, costUsd: null } },
+  ]
+  expect(render("pretty", list).stdout).toBe("It is 42.\n✓ done in 8ms, 1 turn\n")
+})
