@@ -186,7 +186,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
     else throw error
   }
   let output = cap.toString()
-  if (failure !== undefined) output += `${output && !output.endsWith("\n") ? "\n" : ""}${failure}`
+  if (failure !== undefined) output += `${output && !output.endsWith("\n") ? "\n" : ""}The script failed: ${failure}`
   if (!output) output = "(no output)"
   run.emit({ _tag: "ScriptOutput", output })
   return summary === undefined ? { output } : { output, summary }

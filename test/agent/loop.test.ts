@@ -192,3 +192,28 @@ test("anthropic requests carry cache breakpoints on tools, system and the newest
   const marked = body.messages.filter((message: any) => message.content.at(-1).cache_control)
   expect(marked.map((message: any) => message.role)).toEqual(["user", "user"])
 })
+
+test("the turn timer is paused while a script runs", async () => {
+  const r = await setup(
+    "anthropic",
+    [{ blocks: [{ type: "execute", script: "await sleep(400); console.log('slept')" }] }, { blocks: [{ type: "execute", script: "taskComplete('ok')" }] }],
+    { turnTimeoutMs: 150 },
+  )
+  const lines = (await r.run("nap")).map(brief)
+  expect(lines.filter((line) => line.startsWith("ErrorRetry"))).toEqual([])
+  expect(lines).toContain('ScriptOutput "slept\\n"')
+  expect(lines.at(-1)).toBe('AgentFinished "ok" turns=2')
+})
+
+test("a script that throws: its output and the error line go back to the model, the run goes on", async () => {
+  const r = await setup("anthropic", [
+    { blocks: [{ type: "execute", script: "console.log('before'); throw new Error('boom')" }] },
+    { blocks: [{ type: "execute", script: "taskComplete('recovered')" }] },
+  ])
+  const events = await r.run("try")
+  const output = events.find((event) => event._tag === "ScriptOutput") as { output: string }
+  expect(output.output.startsWith("before\n")).toBe(true)
+  expect(output.output.endsWith("\nThe script failed: Error: boom (line 1)")).toBe(true)
+  expect(r.server.requests[1]!.toolResults).toEqual([output.output])
+  expect(brief(events.at(-1)!)).toBe('AgentFinished "recovered" turns=2')
+})
