@@ -99,10 +99,11 @@ export async function ripgrepSearch(request: SearchRequest, ctx: Pick<ToolContex
     if (done) killGroup(child)
     const code = await exited
     if (ctx.signal.aborted) throw new CancelledError()
-    if (!done && code !== 0 && code !== 1) {
+    // Exit 2 with nothing on stderr: only suppressed messages, e.g. "no files were searched".
+    if (!done && code !== 0 && code !== 1 && stderr.trim() !== "") {
       const detail = rgErrorDetail(stderr)
       if (/regex|parse error/i.test(stderr)) throw new ToolError(invalidRegexMessage(request.pattern, detail))
-      throw new ToolError(detail || `rg exited with code ${code}`)
+      throw new ToolError(detail)
     }
     return results.render()
   } catch (error) {

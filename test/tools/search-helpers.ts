@@ -1,0 +1,75 @@
+// Shared by the rg and glob tests: real temporary trees and a real tool context.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { callTool } from "../../src/tools/registry.ts"
+import { TodoStore } from "../../src/tools/todos.ts"
+import type { ToolContext } from "../../src/tools/tool.ts"
+
+export type Tree = Record<string, string | Buffer | { symlink: string }>
+
+export function makeTree(tree: Tree, root = mkdtempSync(path.join(tmpdir(), "clanka-search-"))): string {
+  for (const [relPath, content] of Object.entries(tree)) {
+    const file = path.join(root, relPath)
+    mkdirSync(path.dirname(file), { recursive: true })
+    if (typeof content === "object" && !Buffer.isBuffer(content)) symlinkSync(content.symlink, file)
+    else writeFileSync(file, content)
+  }
+  return root
+}
+
+export function removeTree(root: string): void {
+  rmSync(root, { recursive: true, force: true })
+}
+
+export function makeContext(directory: string, signal = new AbortController().signal): ToolContext {
+  return {
+    directory,
+    signal,
+    onTaskComplete() {},
+    onSubagent: async () => "",
+    todos: new TodoStore(),
+    processes: new ProcessRegistry(),
+  }
+}
+
+/** Calls rg through the registry with each engine forced in turn; both must print the same. */
+export async function rgBoth(params: unknown, directory: string): Promise<string> {
+  const outputs: string[] = []
+  const saved = process.env.CLANKA_SEARCH_ENGINE
+  try {
+    for (const engine of ["rg", "builtin"]) {
+      process.env.CLANKA_SEARCH_ENGINE = engine
+      outputs.push((await callTool("rg", params, makeContext(directory))) as string)
+    }
+  } finally {
+    if (saved === undefined) delete process.env.CLANKA_SEARCH_ENGINE
+    else process.env.CLANKA_SEARCH_ENGINE = saved
+  }
+  if (outputs[0] !== outputs[1]) {
+    throw new Error(`engines disagree\n--- rg ---\n${outputs[0]}\n--- builtin ---\n${outputs[1]}`)
+  }
+  return outputs[0]!
+}
+
+/** Both engines' rejection messages, in order rg, builtin. */
+export async function rgErrors(params: unknown, directory: string): Promise<string[]> {
+  const messages: string[] = []
+  const saved = process.env.CLANKA_SEARCH_ENGINE
+  try {
+    for (const engine of ["rg", "builtin"]) {
+      process.env.CLANKA_SEARCH_ENGINE = engine
+      messages.push(
+        await callTool("rg", params, makeContext(directory)).then(
+          () => "resolved",
+          (error: Error) => error.message,
+        ),
+      )
+    }
+  } finally {
+    if (saved === undefined) delete process.env.CLANKA_SEARCH_ENGINE
+    else process.env.CLANKA_SEARCH_ENGINE = saved
+  }
+  return messages
+}

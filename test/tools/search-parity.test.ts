@@ -1,0 +1,65 @@
+// Random trees with random ignore files: the built-in search must select and print exactly what
+// the rg binary does.
+import { afterAll, expect, test } from "bun:test"
+import { search } from "../../src/tools/search.ts"
+import { makeContext, makeTree, removeTree, type Tree } from "./search-helpers.ts"
+
+const roots: string[] = []
+afterAll(() => roots.forEach(removeTree))
+
+function randomTree(seed: number): Tree {
+  let state = seed
+  const random = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff
+    return state / 0x7fffffff
+  }
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
+  const dirs = ["a", "b", "src", "lib", ".hid", "node_modules", "a-b", "Ab", "é", "a.d"]
+  const files = ["x.ts", "y.js", "z.md", "a", "a.b", "b_c.txt", ".dot", "Z.ts", "ü.txt"]
+  const words = ["foo", "bar", "baz", "x", "42", "foo42", "  indented", "tab\there", "end$", "ÄÖ"]
+  const ignoreLines = ["*.js", "!y.js", "/lib", "src/", "**/z.md", "a*", "!a-b", "b/**", "*.md", "!z.md", ".hid", "!.hid", "Z.*", "lib/", "# comment", "", "/a/x.ts", "*/y.js", "a.?", "[ab]_c.txt"]
+  const tree: Tree = {}
+  for (let i = 0; i < 120; i++) {
+    const depth = Math.floor(random() * 4)
+    const parts = Array.from({ length: depth }, () => pick(dirs))
+    const lines = Array.from({ length: 1 + Math.floor(random() * 6) }, () =>
+      Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(words)).join(" "),
+    )
+    tree[[...parts, pick(files)].join("/")] = lines.join("\n") + (random() < 0.8 ? "\n" : "")
+  }
+  for (let i = 0; i < 6; i++) {
+    const depth = Math.floor(random() * 3)
+    const parts = Array.from({ length: depth }, () => pick(dirs))
+    const name = pick([".gitignore", ".gitignore", ".ignore"])
+    tree[[...parts, name].join("/")] = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(ignoreLines)).join("\n") + "\n"
+  }
+  // A path cannot be both a file and a directory: drop files that shadow a directory.
+  for (const key of Object.keys(tree)) {
+    if (Object.keys(tree).some((other) => other.startsWith(key + "/"))) delete tree[key]
+  }
+  return tree
+}
+
+const patterns = ["foo", "^ba", "foo|baz", "\\d+", "x$", "(?i)äö", "\\$"]
+const globs: Array<string | string[] | undefined> = [undefined, "*.ts", "!*.md", "src/**", ["a/**", "!*.js"]]
+
+for (const seed of [1, 2, 3, 4]) {
+  test(`random tree ${seed}: both engines give the same output for every query`, async () => {
+    const root = makeTree(randomTree(seed))
+    roots.push(root)
+    const ctx = makeContext(root)
+    let compared = 0
+    for (const pattern of patterns) {
+      for (const glob of globs) {
+        for (const filesOnly of [false, true]) {
+          const options = { pattern, glob, filesOnly, maxLines: 40 }
+          const fromRg = await search(options, ctx, "rg")
+          const fromBuiltin = await search(options, ctx, "builtin")
+          expect({ options, output: fromBuiltin }).toEqual({ options, output: fromRg })
+          compared++
+        }
+      }
+    }
+    expect(compared).toBe(patterns.length * globs.length * 2)
+  })
+}
