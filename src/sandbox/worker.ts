@@ -3,7 +3,7 @@
 // is stopped by the main thread terminating this worker.
 import vm from "node:vm"
 import { formatWithOptions } from "node:util"
-import { parses, repairScript } from "./repair.ts"
+import { prepareScript } from "./repair.ts"
 import type { ToMain, ToWorker } from "./messages.ts"
 
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
@@ -42,27 +42,24 @@ function compile(script: string): vm.Script {
 
 async function run(runId: number, original: string): Promise<void> {
   const timers = new Set<ReturnType<typeof setTimeout>>()
-  let script = original
+  // Strips a wrapping code fence and repairs templates only when the script needs it.
+  const { script } = prepareScript(original)
   let compiled: vm.Script
   try {
     compiled = compile(script)
   } catch (error) {
-    const repaired = repairScript(original)
-    if (repaired !== original && parses(repaired)) {
-      script = repaired
-      compiled = compile(repaired)
-    } else {
-      const { message, line } = describeSyntaxError(error)
-      const where = line ? ` (line ${line})` : ""
-      const source = line ? sourceLine(original, line) : ""
-      post({
-        type: "failed",
-        runId,
-        error: `SyntaxError: ${message}${where}`,
-        output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
-      })
-      return
-    }
+    // A repair that does not compile either keeps the original script's error.
+    const reported = script === original ? error : compileError(original) ?? error
+    const { message, line } = describeSyntaxError(reported)
+    const where = line ? ` (line ${line})` : ""
+    const source = line ? sourceLine(original, line) : ""
+    post({
+      type: "failed",
+      runId,
+      error: `SyntaxError: ${message}${where}`,
+      output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
+    })
+    return
   }
   const { context, realm } = createContext(runId, timers)
   try {
@@ -126,6 +123,15 @@ function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>
   ).runInContext(context) as (names: string[], call: (tool: string, args: unknown[], site: Error) => Promise<unknown>) => void
   install(toolNames, call)
   return { context, realm }
+}
+
+function compileError(script: string): unknown {
+  try {
+    compile(script)
+    return undefined
+  } catch (error) {
+    return error
+  }
 }
 
 function describeSyntaxError(error: unknown): { message: string; line?: number } {

@@ -170,3 +170,25 @@ describe("LocalExecutor", () => {
     await expect(executor.executeUnsafe("delegate", "hi")).rejects.toThrow("delegate: sub-agents need a model: use `clanka run`")
   })
 })
+
+describe("script repair in the sandbox", () => {
+  test("a script wrapped in a markdown fence runs without the fence", async () => {
+    const { output, error } = await run("```js\nconsole.log('fenced')\n```")
+    expect(error).toBeUndefined()
+    expect(output).toBe("fenced\n")
+  })
+
+  test("unescaped backticks in a writeFile template are repaired and written as they are", async () => {
+    const script = "await writeFile({ path: 'doc.md', content: `Run `npm test` with ${NODE}` })\nconsole.log('ok')"
+    const { output, error } = await run(script)
+    expect(error).toBeUndefined()
+    expect(output).toBe("ok\n")
+    expect(await readFile(join(dir, "doc.md"), "utf8")).toBe("Run `npm test` with ${NODE}")
+  })
+
+  test("a script the repair cannot fix reports the original parse error", async () => {
+    const { error } = await run("console.log(`a `b` c`)\nconst = 1")
+    expect(error!.message).toStartWith("SyntaxError: ")
+    expect(error!.message).toEndWith("(line 1)")
+  })
+})
