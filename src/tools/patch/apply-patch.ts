@@ -15,7 +15,7 @@ export async function applyPatch(patch: string, directory: string, signal?: Abor
   for (const change of changes) await workspace.apply(change)
   if (workspace.problems.length > 0) throw new ToolError(formatProblems(workspace.problems))
   const { writes, deletes } = await workspace.writes()
-  if (signal?.aborted) throw new CancelledError("applyPatch cancelled; no file was changed")
+  if (signal?.aborted) throw new CancelledError("cancelled; no file was changed")
   await commitChanges(writes, deletes)
   return workspace.summaryText()
 }

@@ -109,11 +109,10 @@ function place(
 const isBlankContext = (line: HunkLine) => line.op === " " && line.text.trim() === ""
 
 function alreadyApplied(index: LineIndex, hunk: Hunk): number | undefined {
-  const added = hunk.lines.some((line) => line.op === "+")
-  const removed = hunk.lines.some((line) => line.op === "-")
-  if (!added && !removed) return undefined
+  if (!hunk.lines.some((line) => line.op === "+")) return undefined
   const lines = newLines(hunk)
-  if (lines.length === 0 || !added) return undefined
+  // One short line found somewhere proves nothing; a region of two or more lines does.
+  if (lines.filter((line) => line.trim() !== "").length < 2) return undefined
   return locate(index, lines, { from: 0, endOfFile: false, taken: [] })?.start
 }
 

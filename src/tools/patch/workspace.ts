@@ -1,5 +1,5 @@
 import { lstat, readFile, realpath, stat } from "node:fs/promises"
-import { isAbsolute, resolve } from "node:path"
+import { dirname, isAbsolute, relative, resolve } from "node:path"
 import { applyHunks } from "./apply.ts"
 import { hunkProblem, type Problem } from "./report.ts"
 import { joinText, splitText } from "./text.ts"
@@ -12,7 +12,11 @@ interface FileState {
   mode?: number
 }
 
-type Original = { kind: "missing" } | { kind: "directory" } | { kind: "file"; mode: number; target: string }
+type Original =
+  | { kind: "missing" }
+  | { kind: "directory" }
+  | { kind: "file"; mode: number; target: string }
+  | { kind: "unreadable"; reason: string }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
@@ -57,6 +61,8 @@ export class Workspace {
     const target = await this.state(change.moveTo)
     if (target === undefined) return
     if (target !== null) return this.problem(`${path}: cannot move to ${change.moveTo}: ${change.moveTo} already exists`)
+    const blocker = await this.fileAbove(change.moveTo)
+    if (blocker) return this.problem(`${path}: cannot move to ${change.moveTo}: ${blocker} is a file, not a directory`)
     this.set(path, null)
     this.set(change.moveTo, { text, mode })
     this.renameNote(path, change.moveTo)
@@ -89,6 +95,8 @@ export class Workspace {
     const existing = await this.state(path)
     if (existing === undefined) return
     if (existing !== null) return this.problem(`${path}: cannot add: the file already exists (update it instead)`)
+    const blocker = await this.fileAbove(path)
+    if (blocker) return this.problem(`${path}: cannot add: ${blocker} is a file, not a directory`)
     this.set(path, { text: content, mode })
     this.note(path, "A")
   }
@@ -101,6 +109,16 @@ export class Workspace {
     }
     this.set(path, null)
     this.note(path, "D")
+  }
+
+  /** A file where `path` needs a directory, named relative to the working directory. */
+  private async fileAbove(path: string): Promise<string | undefined> {
+    for (let dir = dirname(this.abs(path)); dir !== dirname(dir); dir = dirname(dir)) {
+      const state = this.current.has(dir) ? (this.current.get(dir) ? "file" : "missing") : (await this.original(dir)).kind
+      if (state === "directory") return undefined
+      if (state === "file") return relative(this.directory, dir) || dir
+    }
+    return undefined
   }
 
   private problem(title: string): void {
@@ -131,6 +149,7 @@ export class Workspace {
     const original = await this.original(abs)
     if (original.kind === "missing") return null
     if (original.kind === "directory") return void this.problem(`${path}: is a directory, not a file`)
+    if (original.kind === "unreadable") return void this.problem(`${path}: ${original.reason}`)
     const bytes = await readFile(abs)
     if (bytes.subarray(0, 8000).includes(0)) return void this.problem(`${path}: cannot patch a binary file`)
     let text: string
@@ -156,8 +175,13 @@ export class Workspace {
         const isLink = (await lstat(abs)).isSymbolicLink()
         original = { kind: "file", mode: info.mode & 0o7777, target: isLink ? await realpath(abs) : abs }
       }
-    } catch {
-      original = { kind: "missing" }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // ENOTDIR: a parent is a file; fileAbove() reports that where it matters.
+      if (code === "ENOENT" || code === "ENOTDIR") original = { kind: "missing" }
+      else if (code === "ENAMETOOLONG") original = { kind: "unreadable", reason: "the file name is too long" }
+      else if (code === "EACCES" || code === "EPERM") original = { kind: "unreadable", reason: "permission denied" }
+      else original = { kind: "unreadable", reason: error instanceof Error ? error.message : String(error) }
     }
     this.originals.set(abs, original)
     return original
