@@ -16,12 +16,12 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
 
   const atSectionEnd = (index: number) => {
     const line = lines[index]!
-    return FILE_HEADER.test(line) || line.trim() === "*** End Patch"
+    return FILE_HEADER.test(line) || line.trim() === "*** End Patch" || line === "```"
   }
 
   while (i < lines.length) {
     const line = lines[i]!
-    if (line.trim() === "*** End Patch") break
+    if (line.trim() === "*** End Patch" || line === "```") break
     const header = FILE_HEADER.exec(line)
     if (!header) {
       if (line.trim() === "") {
@@ -56,6 +56,8 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       moveTo = cleanPath(move[1]!)
       i++
     }
+    // `--- a/x` / `+++ b/x` headers copied from a unified diff add nothing here.
+    if (lines[i]?.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) i += 2
     const hunks: Hunk[] = []
     let hunk: Hunk = emptyHunk()
     const flush = () => {

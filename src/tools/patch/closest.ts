@@ -8,19 +8,14 @@ export function closestRegion(index: LineIndex, old: readonly string[], near: nu
   const n = index.length
   if (n === 0 || old.length === 0) return undefined
   const keys = index.keysAt(3)
-  const positions = new Map<string, number[]>()
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!
-    if (key === "" || key.length < 2) continue
-    let list = positions.get(key)
-    if (!list) positions.set(key, (list = []))
-    list.push(i)
-  }
+  const positions = index.positionsAt(3)
   // Each old line found somewhere votes for the window that would put it there.
   const votes = new Map<number, number>()
   old.forEach((line, offset) => {
-    const found = positions.get(looseKey(line))
-    if (!found || found.length > 200) return
+    const key = looseKey(line)
+    const found = positions.get(key)
+    // Blank lines, braces and the like are everywhere and say nothing about where the hunk was.
+    if (!found || key.length < 2 || found.length > 200) return
     for (const position of found) votes.set(position - offset, (votes.get(position - offset) ?? 0) + 1)
   })
   let best: number | undefined

@@ -27,9 +27,10 @@ const KEYS: Array<(line: string) => string> = [
   looseKey,
 ]
 
-/** The lines of one file with their comparison keys, computed per level on first use. */
+/** The lines of one file with their comparison keys and where each key occurs, built per level on first use. */
 export class LineIndex {
   private readonly keys: Array<string[] | undefined> = []
+  private readonly positions: Array<Map<string, number[]> | undefined> = []
   constructor(readonly lines: readonly string[]) {}
 
   get length(): number {
@@ -38,6 +39,20 @@ export class LineIndex {
 
   keysAt(level: Level): string[] {
     return (this.keys[level] ??= level === 0 ? (this.lines as string[]) : this.lines.map(KEYS[level]!))
+  }
+
+  /** Line numbers (ascending) of every key at this level. */
+  positionsAt(level: Level): Map<string, number[]> {
+    let map = this.positions[level]
+    if (map) return map
+    map = new Map()
+    const keys = this.keysAt(level)
+    for (let i = 0; i < keys.length; i++) {
+      const list = map.get(keys[i]!)
+      if (list) list.push(i)
+      else map.set(keys[i]!, [i])
+    }
+    return (this.positions[level] = map)
   }
 }
 
@@ -68,50 +83,99 @@ export interface LocateOptions {
  * so hunks given out of order still apply.
  */
 export function locate(index: LineIndex, old: readonly string[], options: LocateOptions): Located | undefined {
-  const last = index.length - old.length
-  if (old.length === 0 || last < 0) return undefined
+  if (old.length === 0 || old.length > index.length) return undefined
+  // Built on demand: most hunks match exactly, and the looser keys are never computed.
+  const candidates: Candidates[] = []
   for (const level of [0, 1, 2, 3] as Level[]) {
-    const found = locateAt(index, old, level, options, last)
-    if (found !== undefined) return { start: found, level }
+    const found = (candidates[level] = new Candidates(index, old, level, options.taken))
+    const start = found.after(options)
+    if (start !== undefined) return { start, level }
   }
-  for (const level of [0, 1, 2, 3] as Level[]) {
-    const keys = index.keysAt(level)
-    const target = old.map(KEYS[level]!)
-    for (let start = Math.min(options.from - 1, last); start >= 0; start--) {
-      if (matchesAt(keys, target, start) && isFree(options.taken, start, start + old.length)) return { start, level }
-    }
+  for (const found of candidates) {
+    const start = found.before(options.from)
+    if (start !== undefined) return { start, level: found.level }
   }
   return undefined
 }
 
-function locateAt(index: LineIndex, old: readonly string[], level: Level, options: LocateOptions, last: number): number | undefined {
-  const keys = index.keysAt(level)
-  const target = old.map(KEYS[level]!)
-  const from = Math.max(0, options.from)
-  const ok = (start: number) => matchesAt(keys, target, start) && isFree(options.taken, start, start + old.length)
-  if (options.endOfFile && last >= from && ok(last)) return last
-  if (options.hint === undefined || options.hint <= from) {
-    for (let start = from; start <= last; start++) if (ok(start)) return start
+/**
+ * Where `old` can start at one level. Candidates come from the positions of its rarest line,
+ * so a hunk costs time in proportion to its look-alikes, not to the size of the file.
+ */
+class Candidates {
+  private readonly target: string[]
+  private readonly keys: string[]
+  /** Ascending candidate starts; undefined if some old line does not occur at all. */
+  private readonly starts: number[] | undefined
+  private readonly last: number
+
+  constructor(
+    index: LineIndex,
+    private readonly old: readonly string[],
+    readonly level: Level,
+    private readonly taken: readonly Range[],
+  ) {
+    this.target = old.map(KEYS[level]!)
+    this.keys = index.keysAt(level)
+    this.last = index.length - old.length
+    const positions = index.positionsAt(level)
+    let rarest: number[] | undefined
+    let offset = 0
+    for (let j = 0; j < this.target.length; j++) {
+      const list = positions.get(this.target[j]!)
+      if (!list) return
+      if (!rarest || list.length < rarest.length) {
+        rarest = list
+        offset = j
+      }
+    }
+    this.starts = rarest!.map((position) => position - offset).filter((start) => start >= 0 && start <= this.last)
+  }
+
+  private ok(start: number): boolean {
+    for (let i = 0; i < this.target.length; i++) if (this.keys[start + i] !== this.target[i]) return false
+    const end = start + this.old.length
+    return this.taken.every((range) => end <= range.start || start >= range.end)
+  }
+
+  /** At or after `from`: at the end of the file if asked, else nearest the hint, else the first. */
+  after({ from, hint, endOfFile }: LocateOptions): number | undefined {
+    const starts = this.starts
+    if (!starts) return undefined
+    if (endOfFile && this.last >= from && starts.includes(this.last) && this.ok(this.last)) return this.last
+    let up = firstAtLeast(starts, Math.max(from, hint ?? from))
+    let down = up - 1
+    if (hint === undefined || hint <= from) {
+      for (; up < starts.length; up++) if (this.ok(starts[up]!)) return starts[up]
+      return undefined
+    }
+    // Outward from the hint, staying at or after `from`.
+    while (up < starts.length || (down >= 0 && starts[down]! >= from)) {
+      const takeUp = up < starts.length && !(down >= 0 && starts[down]! >= from && hint - starts[down]! < starts[up]! - hint)
+      const start = takeUp ? starts[up++]! : starts[down--]!
+      if (this.ok(start)) return start
+    }
     return undefined
   }
-  // Outward from the hint, staying at or after `from`.
-  const hint = Math.min(options.hint, last)
-  for (let distance = 0; ; distance++) {
-    const after = hint + distance
-    const before = hint - distance
-    if (after > last && before < from) return undefined
-    if (after <= last && ok(after)) return after
-    if (distance > 0 && before >= from && ok(before)) return before
+
+  /** Before `from`, nearest first: a hunk given out of order. */
+  before(from: number): number | undefined {
+    const starts = this.starts
+    if (!starts) return undefined
+    for (let i = firstAtLeast(starts, from) - 1; i >= 0; i--) if (this.ok(starts[i]!)) return starts[i]
+    return undefined
   }
 }
 
-function matchesAt(keys: readonly string[], target: readonly string[], start: number): boolean {
-  for (let i = 0; i < target.length; i++) if (keys[start + i] !== target[i]) return false
-  return true
-}
-
-function isFree(taken: readonly Range[], start: number, end: number): boolean {
-  return taken.every((range) => end <= range.start || start >= range.end)
+function firstAtLeast(sorted: readonly number[], value: number): number {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >> 1
+    if (sorted[middle]! < value) low = middle + 1
+    else high = middle
+  }
+  return low
 }
 
 /**

@@ -112,7 +112,8 @@ function readHunk(lines: string[], start: number, hunks: Hunk[], isFileHeader: (
   let i = start + 1
   while (i < lines.length) {
     const line = lines[i]!
-    if (line.startsWith("@@") || /^(diff |Index: |={20,}$)/.test(line) || isFileHeader(i)) break
+    // Also stop at a closing markdown fence: prose after a fenced diff is not part of the hunk.
+    if (line.startsWith("@@") || /^(diff |Index: |={20,}$|```)/.test(line) || isFileHeader(i)) break
     if (line.startsWith("\\")) {
       // `\ No newline at end of file` refers to the line before it.
       const previous = hunk.lines[hunk.lines.length - 1]
