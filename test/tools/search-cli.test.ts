@@ -1,0 +1,44 @@
+// `clanka tool rg` and `clanka tool glob` as a user runs them: a real subprocess.
+import { afterAll, expect, test } from "bun:test"
+import path from "node:path"
+import { makeTree, removeTree } from "./search-helpers.ts"
+
+const main = path.join(import.meta.dir, "../../src/cli/main.ts")
+const dir = makeTree({
+  ".gitignore": "out/\n",
+  "out/a.txt": "needle\n",
+  "src/a.ts": "const needle = 1\n",
+  "src/b.ts": "nothing\n",
+})
+afterAll(() => removeTree(dir))
+
+async function clanka(args: string[], env: Record<string, string | undefined>) {
+  const child = Bun.spawn([process.execPath, main, ...args], {
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { stdout, stderr, code }
+}
+
+test("clanka tool rg prints the same JSON with rg on PATH and without it", async () => {
+  const expected = `${JSON.stringify("src/a.ts\n1:const needle = 1")}\n`
+  const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined })
+  expect(withRg).toEqual({ stdout: expected, stderr: "", code: 0 })
+  // No rg on PATH: a fresh remote host. The built-in search answers the same.
+  const withoutRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined, PATH: "/nonexistent" })
+  expect(withoutRg).toEqual({ stdout: expected, stderr: "", code: 0 })
+})
+
+test("clanka tool rg with a bad regex fails with the regex error", async () => {
+  const result = await clanka(["tool", "rg", '{"pattern":"("}', "-C", dir], {})
+  expect(result.code).not.toBe(0)
+  expect(result.stdout).toBe("")
+  expect(result.stderr).toContain('rg: invalid regex "(": unclosed group')
+})
+
+test("clanka tool glob", async () => {
+  const result = await clanka(["tool", "glob", '"**/*.ts"', "-C", dir], {})
+  expect(result).toEqual({ stdout: `${JSON.stringify(["src/a.ts", "src/b.ts"], null, 2)}\n`, stderr: "", code: 0 })
+})
