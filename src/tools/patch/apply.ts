@@ -53,16 +53,18 @@ export function applyHunks(file: TextFile, hunks: readonly Hunk[]): ApplyResult 
       anchorEnd = at + 1
     }
     const hint = hunk.hint === undefined ? undefined : hunk.hint + offset
-    const placement = place(index, hunk, { from, hint, anchorEnd: missingAnchor ? undefined : anchorEnd, taken, n })
+    const old = oldLines(hunk)
+    // Added lines alone are placed by their anchor: without it there is nowhere to put them.
+    const lost = old.length === 0 && missingAnchor !== undefined
+    const placement = lost ? undefined : place(index, hunk, { from, hint, anchorEnd: missingAnchor ? undefined : anchorEnd, taken, n })
     if (!placement) {
-      const old = oldLines(hunk)
       failures.push({
         number: k + 1,
         total: hunks.length,
         anchors: hunk.anchors,
         old,
         missingAnchor,
-        closest: closestRegion(index, old, hint ?? from),
+        closest: closestRegion(index, lost ? [missingAnchor!] : old, hint ?? from),
         alreadyAt: alreadyApplied(index, hunk),
       })
       return

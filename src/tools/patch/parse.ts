@@ -25,32 +25,27 @@ function isBeginPatch(lines: string[]): boolean {
   return lines.some((line) => /^\s*\*\*\* (Begin Patch|(Add|Update|Delete) File:)/.test(line))
 }
 
-/** Strips an enclosing heredoc (`cat <<'EOF'` … `EOF`) or markdown code fence. */
+/**
+ * Blanks out an enclosing heredoc (`cat <<'EOF'` … `EOF`) or markdown code fence. The lines
+ * become empty rather than removed, so error messages still count lines of the patch as given.
+ */
 function unwrap(lines: string[]): string[] {
   const first = lines.findIndex((line) => line.trim() !== "")
   if (first < 0) return lines
   const opening = lines[first]!
   const heredoc = /<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1/.exec(opening)
-  if (heredoc && !/^\s*(\*\*\*|diff |--- |\+\+\+ |@@)/.test(opening)) {
-    const delimiter = heredoc[2]!
-    let end = lines.length
-    for (let i = lines.length - 1; i > first; i--) {
-      if (lines[i]!.trim() === delimiter) {
-        end = i
-        break
-      }
-    }
-    return lines.slice(first + 1, end)
-  }
-  if (/^\s*```/.test(opening)) {
-    let end = lines.length
-    for (let i = lines.length - 1; i > first; i--) {
-      const line = lines[i]!.trim()
-      if (line === "") continue
-      if (line === "```") end = i
+  let closing: (line: string) => boolean
+  if (heredoc && !/^\s*(\*\*\*|diff |--- |\+\+\+ |@@)/.test(opening)) closing = (line) => line.trim() === heredoc[2]
+  else if (/^\s*```/.test(opening)) closing = (line) => line.trim() === "```"
+  else return lines
+  let end = lines.length
+  for (let i = lines.length - 1; i > first; i--) {
+    if (closing(lines[i]!)) {
+      end = i
       break
     }
-    return lines.slice(first + 1, end)
+    // A fence must close the text; a heredoc delimiter may be followed by more shell.
+    if (!heredoc && lines[i]!.trim() !== "") break
   }
-  return lines
+  return lines.map((line, i) => (i > first && i < end ? line : ""))
 }

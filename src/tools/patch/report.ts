@@ -21,9 +21,10 @@ export function formatProblems(problems: readonly Problem[]): string {
 /** Describes a hunk that was not found: its lines, then the region of the file most like them. */
 export function hunkProblem(path: string, fileLines: readonly string[], failure: HunkFailure): Problem {
   const anchors = failure.anchors.length ? ` (@@ ${failure.anchors.join(" @@ ")})` : ""
-  const details = ["Lines not found:", ...shown(failure.old.map((line) => `  ${line}`))]
+  const details = failure.old.length ? ["Lines not found:", ...shown(failure.old.map((line) => `  ${line}`))] : []
   if (failure.missingAnchor !== undefined) {
-    details.push(`The @@ context line "${failure.missingAnchor}" was not found either.`)
+    const either = failure.old.length ? " either" : ""
+    details.push(`The @@ context line "${failure.missingAnchor}" was not found${either}.`)
   }
   if (failure.alreadyAt !== undefined) {
     details.push(`The hunk's new lines are already at line ${failure.alreadyAt + 1}: was this patch applied before?`)
