@@ -65,7 +65,8 @@ export const searchTools: Tool[] = [
   }),
   defineTool({
     name: "glob",
-    description: 'Files whose relative path matches a glob ("**/*.ts", "src/*.{js,json}"), sorted; respects .gitignore.',
+    // No "*" followed by "/" in descriptions: it would end the declaration's comment.
+    description: "Sorted relative paths of files matching a glob: * within a name, ** across directories (src/**, *.{js,json}); respects .gitignore.",
     params: v.string(),
     paramName: "pattern",
     result: v.array(v.string()),
