@@ -181,11 +181,16 @@ describe("engine choice", () => {
 })
 
 describe("cancellation", () => {
+  let dir: string | undefined
+  const bigTree = () => {
+    if (dir) return dir
+    const files: Record<string, string> = {}
+    for (let i = 0; i < 3000; i++) files[`d${i % 30}/f${i}.txt`] = "nothing to see\n".repeat(20)
+    return (dir = tree(files))
+  }
   for (const engine of ["rg", "builtin"] as const) {
     test(`${engine}: an aborted search rejects and leaves no process behind`, async () => {
-      const files: Record<string, string> = {}
-      for (let i = 0; i < 3000; i++) files[`d${i % 30}/f${i}.txt`] = "nothing to see\n".repeat(20)
-      const dir = tree(files)
+      const dir = bigTree()
       const controller = new AbortController()
       const ctx = makeContext(dir, controller.signal)
       const pending = search({ pattern: "never(matches)+here" }, ctx, engine)
