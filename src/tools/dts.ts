@@ -18,6 +18,11 @@ export function schemaDescription(schema: v.GenericSchema): string | undefined {
   return pipe.find((item) => item.type === "description")?.description
 }
 
+/** Text safe inside a `/** … *\/` comment. */
+function commentText(text: string): string {
+  return text.replaceAll("*/", "*\\/")
+}
+
 /** Renders a valibot schema as a TypeScript type expression. */
 export function renderType(schema: v.GenericSchema): string {
   const s = schema as AnySchema
@@ -57,7 +62,7 @@ export function renderType(schema: v.GenericSchema): string {
       const fields = Object.entries(s.entries!).map(([name, field]) => {
         const optional = field.type === "optional" || field.type === "exact_optional" || field.type === "nullish"
         const doc = schemaDescription(field)
-        return `${doc ? `/** ${doc} */ ` : ""}${name}${optional ? "?" : ""}: ${renderType(field)}`
+        return `${doc ? `/** ${commentText(doc)} */ ` : ""}${name}${optional ? "?" : ""}: ${renderType(field)}`
       })
       return fields.length ? `{ ${fields.join("; ")} }` : "{}"
     }
@@ -78,7 +83,7 @@ export function renderToolDeclaration(tool: Tool): string {
   const param = takesNothing
     ? ""
     : `${tool.paramName ?? "options"}${isOptional(tool.params) ? "?" : ""}: ${renderType(tool.params)}`
-  return `/** ${tool.description} */\ndeclare function ${tool.name}(${param}): Promise<${resultType}>`
+  return `/** ${commentText(tool.description)} */\ndeclare function ${tool.name}(${param}): Promise<${resultType}>`
 }
 
 export function renderToolsDts(tools: readonly Tool[]): string {
