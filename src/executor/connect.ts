@@ -1,0 +1,89 @@
+/**
+ * Turns the command line's choice of executor into an Executor: this process (default), any
+ * command speaking the protocol (`--executor CMD`), or clanka on another machine (`--ssh`).
+ */
+import { resolve } from "node:path"
+import { UsageError } from "../errors.ts"
+import type { Executor } from "./executor.ts"
+
+export interface ConnectOptions {
+  /**
+   * Local: the working directory (default: cwd). With --ssh: the remote directory when HOST has
+   * no `:DIR` (pass it only when the user gave -C, otherwise the remote starts in its home).
+   * Ignored with --executor: the command chooses its own directory.
+   */
+  directory?: string
+  /** A shell command line that speaks the executor protocol on its stdio. */
+  executor?: string
+  /** `[USER@]HOST[:DIR]`, run through the system ssh so ~/.ssh/config applies. */
+  ssh?: string
+  /** The clanka binary on the remote host (default $CLANKA_REMOTE_BIN, then `clanka`). */
+  remoteBin?: string
+}
+
+export async function connectExecutor(options: ConnectOptions): Promise<Executor> {
+  if (options.executor !== undefined && options.ssh !== undefined) {
+    throw new UsageError("--executor and --ssh both choose the executor; pass only one of them")
+  }
+  if (options.executor !== undefined) {
+    if (options.executor.trim() === "") throw new UsageError("--executor needs a command line, e.g. --executor \"clanka executor -C /srv/app\"")
+    const { RemoteExecutor } = await import("./remote.ts")
+    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor })
+  }
+  if (options.ssh !== undefined) {
+    const target = parseSshTarget(options.ssh)
+    const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
+    const directory = target.directory ?? options.directory
+    const command = [shellQuote(remoteBin), "executor", ...(directory ? ["-C", shellQuote(directory)] : [])].join(" ")
+    const { RemoteExecutor } = await import("./remote.ts")
+    return RemoteExecutor.start({
+      argv: ["ssh", ...sshArgs(), "--", target.host, command],
+      label: target.host,
+      ssh: { host: target.host, remoteBin },
+    })
+  }
+  const { LocalExecutor } = await import("./local.ts")
+  return new LocalExecutor({ directory: resolve(options.directory ?? ".") })
+}
+
+/**
+ * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
+ * drops end within a minute instead of hanging the agent.
+ */
+function sshArgs(): string[] {
+  return ["-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"]
+}
+
+export interface SshTarget {
+  /** `[USER@]HOST` as ssh takes it (an alias from ~/.ssh/config works). */
+  host: string
+  directory?: string
+}
+
+/** `[USER@]HOST[:DIR]`; `[v6addr]:DIR` for IPv6 literals. */
+export function parseSshTarget(spec: string): SshTarget {
+  let host = spec
+  let directory: string | undefined
+  const bracket = spec.match(/^((?:[^@\s]+@)?)\[([^\]]+)\](?::(.*))?$/)
+  if (bracket) {
+    host = `${bracket[1]}${bracket[2]}`
+    directory = bracket[3]
+  } else {
+    const colon = spec.indexOf(":")
+    if (colon !== -1) {
+      host = spec.slice(0, colon)
+      directory = spec.slice(colon + 1)
+    }
+  }
+  if (host === "" || host.startsWith("-") || /\s/.test(host)) {
+    throw new UsageError(`--ssh expects [USER@]HOST[:DIR], got "${spec}"`)
+  }
+  return { host, directory: directory === "" ? undefined : directory }
+}
+
+/** Quotes for the remote POSIX shell; a leading `~/` stays unquoted so it still expands. */
+export function shellQuote(word: string): string {
+  if (/^[\w@%+=:,./~-]+$/.test(word)) return word
+  const home = word.match(/^~[\w.-]*\//)?.[0] ?? ""
+  return home + `'${word.slice(home.length).replace(/'/g, `'\\''`)}'`
+}

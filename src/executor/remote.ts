@@ -1,0 +1,290 @@
+/**
+ * An Executor on the far side of a command's stdio (`--executor CMD`, `--ssh HOST`): spawns the
+ * command, checks the protocol version, and speaks the protocol. Whatever goes wrong with the
+ * link ends every pending call with an ExecutorLostError that says what to do.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import * as v from "valibot"
+import { CancelledError, ClankaError, ExecutorLostError, ScriptError, ToolError } from "../errors.ts"
+import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
+import { CapabilitiesSchema, ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
+import { InvalidParamsError } from "../tools/registry.ts"
+import { PROTOCOL_VERSION, VERSION } from "../version.ts"
+import type { Capabilities, ExecuteOptions, Executor } from "./executor.ts"
+
+export interface RemoteExecutorOptions {
+  /** The command and its arguments, spawned without a shell. */
+  argv: string[]
+  /** How messages name the other side: a host for ssh, the command line otherwise. */
+  label: string
+  /** Set when argv runs the system ssh: failures are worded for ssh. */
+  ssh?: { host: string; remoteBin: string }
+  env?: Record<string, string | undefined>
+}
+
+/** Queued console text above which reading from the executor waits for the consumer. */
+const HIGH_WATER_CHARS = 16 * 1024 * 1024
+const STDERR_LINES = 20
+
+export class RemoteExecutor implements Executor {
+  private readonly client: ProtocolClient
+  private readonly stderrLines: string[] = []
+  private readonly exited: Promise<{ code: number | null; signal: string | null; error?: Error }>
+  private handshake: Capabilities | undefined
+  private connected = false
+  private closing = false
+
+  private constructor(
+    private readonly options: RemoteExecutorOptions,
+    private readonly child: ChildProcess,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once("error", (error) => resolve({ code: null, signal: null, error }))
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    })
+    child.stdin!.on("error", () => {}) // EPIPE when the far side is gone; the reader reports it
+    let partial = ""
+    child.stderr!.setEncoding("utf8")
+    child.stderr!.on("data", (text: string) => {
+      if (process.env.CLANKA_DEBUG === "1") process.stderr.write(text)
+      const lines = (partial + text).split("\n")
+      partial = lines.pop()!.slice(-4096)
+      for (const line of lines) if (line.trim() !== "") this.stderrLines.push(line.trim().slice(0, 500))
+      this.stderrLines.splice(0, Math.max(0, this.stderrLines.length - STDERR_LINES))
+    })
+    child.stderr!.on("end", () => {
+      if (partial.trim() !== "") this.stderrLines.push(partial.trim().slice(0, 500))
+    })
+    this.client = new ProtocolClient(child.stdout!, child.stdin!, (reason) => this.lostError(reason))
+  }
+
+  /** Spawns the command and checks that it speaks our protocol version. */
+  static async start(options: RemoteExecutorOptions): Promise<RemoteExecutor> {
+    const child = spawn(options.argv[0]!, options.argv.slice(1), {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+    })
+    const remote = new RemoteExecutor(options, child)
+    try {
+      await remote.checkVersion()
+    } catch (error) {
+      await remote.close()
+      throw error
+    }
+    return remote
+  }
+
+  private get who(): string {
+    return this.options.ssh ? `the executor on ${this.options.ssh.host}` : `the executor command (${this.options.label})`
+  }
+
+  private async checkVersion(): Promise<void> {
+    let raw: unknown
+    try {
+      raw = await this.client.request("capabilities")
+    } catch (error) {
+      if (error instanceof RpcResponseError) {
+        throw new ExecutorLostError(`${this.who} did not answer the capabilities request (${error.message}); is it \`clanka executor\`?`)
+      }
+      throw error
+    }
+    const version = (raw as { protocolVersion?: unknown; version?: unknown } | null) ?? {}
+    if (version.protocolVersion !== PROTOCOL_VERSION) {
+      const theirs = typeof version.protocolVersion === "number" ? `version ${version.protocolVersion}` : "no known version"
+      const their = typeof version.version === "string" ? ` (clanka ${version.version})` : ""
+      throw new ExecutorLostError(
+        `${this.who} speaks executor protocol ${theirs}${their} but this clanka speaks version ${PROTOCOL_VERSION} (clanka ${VERSION}); install the same clanka version on both sides`,
+      )
+    }
+    this.handshake = this.parseCapabilities(raw)
+    this.connected = true
+  }
+
+  private parseCapabilities(raw: unknown): Capabilities {
+    const parsed = v.safeParse(CapabilitiesSchema, raw)
+    if (!parsed.success) {
+      throw new ExecutorLostError(`${this.who} sent capabilities that do not match the protocol: ${parsed.issues[0]?.message}`)
+    }
+    return parsed.output
+  }
+
+  async capabilities(): Promise<Capabilities> {
+    const first = this.handshake
+    if (first) {
+      this.handshake = undefined
+      return first
+    }
+    return this.parseCapabilities(await this.client.request("capabilities"))
+  }
+
+  async *execute(options: ExecuteOptions): AsyncGenerator<string> {
+    const { signal } = options
+    if (signal?.aborted) throw new CancelledError()
+    const queue: string[] = []
+    let queued = 0
+    let wake: (() => void) | undefined
+    let release: (() => void) | undefined
+    let requestId: number | undefined
+    let settled: { value: unknown } | { error: unknown } | undefined
+
+    const onOutput = (output: Output) => {
+      if (output._tag === "Text") {
+        queue.push(output.text)
+        queued += output.text.length
+        if (queued > HIGH_WATER_CHARS && !release) {
+          this.client.pauseUntil(new Promise<void>((resolve) => (release = resolve)))
+        }
+      } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
+      else this.answerSubagent(output.id, output.prompt, options)
+      wake?.()
+    }
+    const cancel = () => {
+      if (requestId !== undefined && !settled) this.client.notify("$/cancel", { id: requestId })
+    }
+    this.client
+      .request(
+        "execute",
+        { script: options.script, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) },
+        { onOutput, onSent: (id) => (requestId = id) },
+      )
+      .then(
+        (value) => (settled = { value }),
+        (error) => (settled = { error }),
+      )
+      .finally(() => wake?.())
+    signal?.addEventListener("abort", cancel, { once: true })
+    try {
+      while (true) {
+        if (queue.length > 0) {
+          const text = queue.length === 1 ? queue[0]! : queue.join("")
+          queue.length = 0
+          queued = 0
+          release?.()
+          release = undefined
+          yield text
+          continue
+        }
+        if (settled) break
+        await new Promise<void>((resolve) => (wake = resolve))
+        wake = undefined
+      }
+    } finally {
+      signal?.removeEventListener("abort", cancel)
+      release?.()
+      cancel() // the consumer stopped early: the script must not run on unobserved
+    }
+    if ("error" in settled) {
+      const error = settled.error
+      if (error instanceof RpcResponseError) {
+        if (error.code === ErrorCode.cancelled) throw new CancelledError()
+        throw new ClankaError(`${this.who} rejected the script: ${error.message}`)
+      }
+      throw error
+    }
+    const result = v.safeParse(ExecuteResultSchema, settled.value)
+    if (!result.success) throw await this.failWith({ notProtocol: `an execute result ${JSON.stringify(settled.value)}` })
+    if (!result.output.ok) throw new ScriptError(result.output.error)
+  }
+
+  private answerSubagent(id: string | number, prompt: string, options: ExecuteOptions): void {
+    let answer: Promise<string>
+    try {
+      answer = options.onSubagent(prompt)
+    } catch (error) {
+      answer = Promise.reject(error)
+    }
+    answer
+      .then(
+        (output) => ({ id, output }),
+        (error) => ({ id, output: "", error: error instanceof Error ? error.message : String(error) }),
+      )
+      // The execute may have ended meanwhile: the executor then answers -32602, which is fine.
+      .then((params) => this.client.request("subagentOutput", params))
+      .catch(() => {})
+  }
+
+  async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.client.request("executeUnsafe", { tool, params })
+    } catch (error) {
+      if (!(error instanceof RpcResponseError)) throw error
+      if (error.code === ErrorCode.cancelled) throw new CancelledError(error.message)
+      if (error.code === ErrorCode.invalidParams && error.message.startsWith(`${tool}: invalid parameters`) && Array.isArray(error.data)) {
+        throw new InvalidParamsError(tool, error.data)
+      }
+      throw new ToolError(error.message)
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return
+    this.closing = true
+    this.client.fail(new ExecutorLostError(`${this.who} was closed`))
+    this.child.stdin!.end()
+    if (await this.exitWithin(2000)) return
+    this.child.kill("SIGTERM")
+    if (await this.exitWithin(1000)) return
+    this.child.kill("SIGKILL")
+    await this.exitWithin(1000)
+  }
+
+  private async exitWithin(ms: number): Promise<boolean> {
+    let timer: Timer | undefined
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+    const result = await Promise.race([this.exited.then(() => true), timeout])
+    clearTimeout(timer)
+    return result
+  }
+
+  private async failWith(reason: { notProtocol?: string }): Promise<Error> {
+    const error = await this.lostError(reason)
+    this.client.fail(error)
+    return error
+  }
+
+  /** Words the reason the link ended as one line that says what to do. */
+  private async lostError(reason: { notProtocol?: string; ended?: true; error?: unknown }): Promise<Error> {
+    if (this.closing) return new ExecutorLostError(`${this.who} was closed`)
+    const ssh = this.options.ssh
+    if (reason.notProtocol !== undefined) {
+      this.child.kill("SIGKILL")
+      const hint = ssh
+        ? `check that nothing in the login files on ${ssh.host} prints to stdout and that \`${ssh.remoteBin} executor\` runs clanka`
+        : "the command must run `clanka executor` and print nothing else on stdout"
+      return new ExecutorLostError(`${this.who} wrote something that is not protocol: ${reason.notProtocol}; ${hint}`)
+    }
+    // stdout ended: the process is exiting; give it a moment to report how.
+    if (!(await this.exitWithin(500))) this.child.kill("SIGKILL")
+    const exit = await this.exited
+    await new Promise((resolve) => setImmediate(resolve)) // let the last stderr chunk arrive
+    const said = this.stderrLines.at(-1)
+    const detail = said ? `: ${said}` : ""
+    if (exit.error) {
+      const program = this.options.argv[0]
+      const missing = (exit.error as NodeJS.ErrnoException).code === "ENOENT"
+      return new ExecutorLostError(
+        missing ? `cannot run ${program}: not found; install it or check PATH` : `cannot run ${program}: ${exit.error.message}`,
+      )
+    }
+    const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal}`
+    if (ssh) {
+      if (exit.code === 255 && !this.connected) {
+        return new ExecutorLostError(`cannot connect to ${ssh.host} with ssh${detail}; check that \`ssh ${ssh.host}\` works`)
+      }
+      if (exit.code === 127) {
+        return new ExecutorLostError(
+          `\`${ssh.remoteBin}\` was not found on ${ssh.host}; install clanka there or pass --remote-bin PATH (or set CLANKA_REMOTE_BIN)`,
+        )
+      }
+      if (exit.code === 255) {
+        return new ExecutorLostError(`lost the ssh connection to ${ssh.host}${detail}; check the link and run again`)
+      }
+    } else if (exit.code === 127) {
+      return new ExecutorLostError(`the executor command was not found (${this.options.label})${detail}; check --executor`)
+    }
+    if (!this.connected) {
+      return new ExecutorLostError(`${this.who} exited (${how}) before answering${detail}; check that it runs \`clanka executor\``)
+    }
+    return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The agent side of the protocol: sends requests, matches responses by id, routes
+ * `execute/output` notifications to the execute they belong to. Any line that is not protocol,
+ * or the end of the input, fails every pending call: nothing waits forever.
+ */
+import * as v from "valibot"
+import { LineWriter, readFrames, type Sink } from "./framing.ts"
+import {
+  ErrorCode,
+  idKey,
+  IncomingSchema,
+  OutputNotificationParamsSchema,
+  type ErrorObject,
+  type Output,
+} from "./messages.ts"
+
+/** Executor output lines can be large (readFile of a big file); garbage still cannot grow unbounded. */
+const CLIENT_MAX_LINE_BYTES = 256 * 1024 * 1024
+
+/** A JSON-RPC error answered by the executor. */
+export class RpcResponseError extends Error {
+  override name = "RpcResponseError"
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+interface Pending {
+  resolve(value: unknown): void
+  reject(error: Error): void
+  onOutput?: (output: Output) => void
+}
+
+export interface RequestOptions {
+  /** Receives the `execute/output` notifications of this request. */
+  onOutput?: (output: Output) => void
+  /** Called with the request id once it is sent (to cancel it later). */
+  onSent?: (id: number) => void
+}
+
+export class ProtocolClient {
+  private readonly writer: LineWriter
+  private readonly pending = new Map<string, Pending>()
+  private nextId = 1
+  private failure: Error | undefined
+  /** Resolves when reading stops: the input ended or a line was not protocol. */
+  readonly done: Promise<void>
+  /** Lets the reader wait while a consumer is behind (see `pauseUntil`). */
+  private gate: Promise<void> | undefined
+
+  constructor(
+    input: AsyncIterable<Uint8Array | string>,
+    output: Sink,
+    /** Turns the reason reading stopped into the error every pending call rejects with. */
+    private readonly lost: (reason: { notProtocol?: string; ended?: true; error?: unknown }) => Error | Promise<Error>,
+  ) {
+    this.writer = new LineWriter(output)
+    this.done = this.read(input)
+  }
+
+  get failed(): Error | undefined {
+    return this.failure
+  }
+
+  request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
+    if (this.failure) return Promise.reject(this.failure)
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.pending.set(idKey(id), { resolve, reject, onOutput: options.onOutput })
+      this.writer.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
+      options.onSent?.(id)
+    })
+  }
+
+  notify(method: string, params: unknown): void {
+    if (this.failure) return
+    this.writer.send({ jsonrpc: "2.0", method, params })
+  }
+
+  /** Holds reading back until `promise` settles: backpressure from a slow consumer. */
+  pauseUntil(promise: Promise<void>): void {
+    const gate = (this.gate = promise.finally(() => {
+      if (this.gate === gate) this.gate = undefined
+    }))
+  }
+
+  /** Fails every pending and later call with `error` (the caller also ends the transport). */
+  fail(error: Error): void {
+    if (this.failure) return
+    this.failure = error
+    this.writer.close()
+    for (const pending of this.pending.values()) pending.reject(error)
+    this.pending.clear()
+  }
+
+  private async read(input: AsyncIterable<Uint8Array | string>): Promise<void> {
+    try {
+      for await (const frame of readFrames(input, CLIENT_MAX_LINE_BYTES)) {
+        if (this.failure) return
+        if ("tooLong" in frame) {
+          return this.fail(await this.lost({ notProtocol: `a line longer than ${frame.limit} bytes` }))
+        }
+        const problem = this.dispatch(frame.line)
+        if (problem) return this.fail(await this.lost({ notProtocol: problem }))
+        if (this.gate) await this.gate
+      }
+      this.fail(await this.lost({ ended: true }))
+    } catch (error) {
+      this.fail(await this.lost({ error }))
+    }
+  }
+
+  /** Handles one line; returns a description of the line when it is not protocol. */
+  private dispatch(line: string): string | undefined {
+    let message: unknown
+    try {
+      message = JSON.parse(line)
+    } catch {
+      return quote(line)
+    }
+    const parsed = v.safeParse(IncomingSchema, message)
+    if (!parsed.success) return quote(line)
+    const incoming = parsed.output
+    if ("method" in incoming) {
+      if (incoming.method !== "execute/output") return undefined // future notifications
+      const params = v.safeParse(OutputNotificationParamsSchema, incoming.params)
+      if (!params.success) return quote(line)
+      this.pending.get(idKey(params.output.id))?.onOutput?.(params.output.output)
+      return undefined
+    }
+    // id null: an error about a line the executor could not attribute (a late $/cancel, …).
+    if (incoming.id === null) return undefined
+    const key = idKey(incoming.id)
+    const pending = this.pending.get(key)
+    if (!pending) return undefined
+    this.pending.delete(key)
+    if ("error" in incoming) {
+      const error = incoming.error as ErrorObject
+      pending.reject(new RpcResponseError(error.code, error.message, error.data))
+    } else pending.resolve(incoming.result)
+    return undefined
+  }
+}
+
+function quote(line: string): string {
+  return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line)
+}
+
+export { ErrorCode }

@@ -1,0 +1,132 @@
+/**
+ * The executor protocol (SPEC section 4): JSON-RPC 2.0, one message per line. These schemas are
+ * the single source of truth for what crosses the wire; server and client both validate with them.
+ */
+import * as v from "valibot"
+
+/** JSON-RPC error codes used by the protocol. */
+export const ErrorCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  toolFailed: -32000,
+  cancelled: -32001,
+} as const
+
+export const RequestIdSchema = v.union([v.string(), v.number()])
+export type RequestId = v.InferOutput<typeof RequestIdSchema>
+
+/** The envelope every incoming line must have; `params` is checked per method afterwards. */
+export const RequestSchema = v.object({
+  jsonrpc: v.literal("2.0"),
+  id: v.optional(v.nullable(RequestIdSchema)),
+  method: v.string(),
+  params: v.optional(v.unknown()),
+})
+export type Request = v.InferOutput<typeof RequestSchema>
+
+// Params of each method. Objects are loose: extra fields from a newer agent are ignored.
+export const CapabilitiesParamsSchema = v.optional(v.union([v.looseObject({}), v.tuple([])]))
+export const ExecuteParamsSchema = v.looseObject({
+  script: v.string(),
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+})
+export const SubagentOutputParamsSchema = v.looseObject({
+  id: RequestIdSchema,
+  output: v.string(),
+  /** When set, the sub-agent failed and the script's delegate() rejects with this message. */
+  error: v.optional(v.string()),
+})
+export const ExecuteUnsafeParamsSchema = v.looseObject({
+  tool: v.string(),
+  params: v.optional(v.unknown()),
+})
+export const CancelParamsSchema = v.looseObject({ id: RequestIdSchema })
+
+export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
+export type SubagentOutputParams = v.InferOutput<typeof SubagentOutputParamsSchema>
+export type ExecuteUnsafeParams = v.InferOutput<typeof ExecuteUnsafeParamsSchema>
+
+export const CapabilitiesSchema = v.looseObject({
+  toolsDts: v.string(),
+  agentsMd: v.nullable(v.string()),
+  supportsSearch: v.boolean(),
+  protocolVersion: v.number(),
+  version: v.string(),
+  directory: v.string(),
+})
+
+export const ExecuteResultSchema = v.union([
+  v.looseObject({ ok: v.literal(true) }),
+  v.looseObject({ ok: v.literal(false), error: v.string() }),
+])
+export type ExecuteResult = v.InferOutput<typeof ExecuteResultSchema>
+
+/** What an execute produces besides its result, in `execute/output` notifications. */
+export const OutputSchema = v.variant("_tag", [
+  v.looseObject({ _tag: v.literal("Text"), text: v.string() }),
+  v.looseObject({ _tag: v.literal("TaskComplete"), summary: v.string() }),
+  v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string() }),
+])
+export type Output = v.InferOutput<typeof OutputSchema>
+
+export const OutputNotificationParamsSchema = v.looseObject({
+  id: RequestIdSchema,
+  output: OutputSchema,
+})
+
+export const ErrorObjectSchema = v.looseObject({
+  code: v.number(),
+  message: v.string(),
+  data: v.optional(v.unknown()),
+})
+export type ErrorObject = v.InferOutput<typeof ErrorObjectSchema>
+
+/** Anything the executor may write: a response or a notification. */
+export const IncomingSchema = v.union([
+  v.looseObject({
+    jsonrpc: v.literal("2.0"),
+    id: v.nullable(RequestIdSchema),
+    result: v.unknown(),
+  }),
+  v.looseObject({
+    jsonrpc: v.literal("2.0"),
+    id: v.nullable(RequestIdSchema),
+    error: ErrorObjectSchema,
+  }),
+  v.looseObject({
+    jsonrpc: v.literal("2.0"),
+    method: v.string(),
+    params: v.optional(v.unknown()),
+  }),
+])
+
+/** A valibot issue reduced to what is worth sending: no inputs (they can be huge), no functions. */
+export interface WireIssue {
+  kind: string
+  type: string
+  message: string
+  expected: string | null
+  received: string
+  path?: { type: string; origin: string; key: unknown }[]
+}
+
+export function wireIssues(issues: readonly v.BaseIssue<unknown>[]): WireIssue[] {
+  return issues.map((issue) => ({
+    kind: issue.kind,
+    type: issue.type,
+    message: issue.message,
+    expected: issue.expected,
+    received: issue.received,
+    ...(issue.path
+      ? { path: issue.path.map((item) => ({ type: item.type, origin: item.origin, key: item.key })) }
+      : {}),
+  }))
+}
+
+/** Key of a request id in maps: 1 and "1" are different ids. */
+export function idKey(id: RequestId): string {
+  return typeof id === "number" ? `n${id}` : `s${id}`
+}

@@ -1,0 +1,284 @@
+/**
+ * The executor side of the protocol: wraps any Executor and serves it on a pair of streams
+ * (stdin/stdout for `clanka executor`). Every bad line is answered and serving goes on; when the
+ * input ends, running executes are cancelled, the executor is closed, and the promise resolves.
+ */
+import * as v from "valibot"
+import { CancelledError, ScriptError, ToolError } from "../errors.ts"
+import type { Executor } from "../executor/executor.ts"
+import { InvalidParamsError } from "../tools/registry.ts"
+import { PROTOCOL_VERSION } from "../version.ts"
+import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
+import {
+  CancelParamsSchema,
+  CapabilitiesParamsSchema,
+  ErrorCode,
+  ExecuteParamsSchema,
+  ExecuteUnsafeParamsSchema,
+  idKey,
+  RequestSchema,
+  SubagentOutputParamsSchema,
+  wireIssues,
+  type Output,
+  type RequestId,
+} from "./messages.ts"
+
+export interface ServeOptions {
+  maxLineBytes?: number
+  /** Diagnostics (never protocol); default: stderr. */
+  log?: (line: string) => void
+}
+
+/** Text is coalesced per execute up to this many characters per notification. */
+const TEXT_CHUNK = 64 * 1024
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+interface RunningExecute {
+  controller: AbortController
+  done: Promise<void>
+}
+
+interface WaitingSubagent {
+  executeKey: string
+  resolve(output: string): void
+  reject(error: Error): void
+}
+
+export async function serveExecutor(
+  executor: Executor,
+  input: AsyncIterable<Uint8Array | string>,
+  output: Sink,
+  options: ServeOptions = {},
+): Promise<void> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`clanka executor: ${line}\n`))
+  const writer = new LineWriter(output)
+  const inFlight = new Set<string>()
+  const executes = new Map<string, RunningExecute>()
+  const subagents = new Map<string, WaitingSubagent>()
+  const tasks = new Set<Promise<void>>()
+  let nextSubagentId = 1
+
+  const reply = (id: RequestId | null, result: unknown) =>
+    writer.send({ jsonrpc: "2.0", id, result: result === undefined ? null : result })
+  const replyError = (id: RequestId | null, error: RpcError) =>
+    writer.send({
+      jsonrpc: "2.0",
+      id,
+      error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+    })
+
+  function params<T>(method: string, schema: v.GenericSchema<unknown, T>, value: unknown): T {
+    const parsed = v.safeParse(schema, value)
+    if (parsed.success) return parsed.output
+    const issues = parsed.issues
+    const where = (issue: v.BaseIssue<unknown>) => issue.path?.map((item) => String(item.key)).join(".")
+    const text = issues.map((issue) => (where(issue) ? `${where(issue)}: ${issue.message}` : issue.message)).join("; ")
+    throw new RpcError(ErrorCode.invalidParams, `invalid params for ${method}: ${text}`, wireIssues(issues))
+  }
+
+  async function runExecute(id: RequestId, raw: unknown): Promise<unknown> {
+    const { script, timeoutMs } = params("execute", ExecuteParamsSchema, raw)
+    const key = idKey(id)
+    const controller = new AbortController()
+    let text = ""
+    let scheduled = false
+    const notify = (out: Output) => writer.send({ jsonrpc: "2.0", method: "execute/output", params: { id, output: out } })
+    const flushText = () => {
+      scheduled = false
+      while (text.length > 0) {
+        notify({ _tag: "Text", text: text.slice(0, TEXT_CHUNK) })
+        text = text.slice(TEXT_CHUNK)
+      }
+    }
+    let finish!: () => void
+    executes.set(key, { controller, done: new Promise<void>((resolve) => (finish = resolve)) })
+    try {
+      const iterable = executor.execute({
+        script,
+        timeoutMs,
+        signal: controller.signal,
+        onTaskComplete(summary) {
+          flushText()
+          notify({ _tag: "TaskComplete", summary })
+        },
+        onSubagent(prompt) {
+          if (controller.signal.aborted) return Promise.reject(new CancelledError())
+          const subId = nextSubagentId++
+          flushText()
+          notify({ _tag: "Subagent", id: subId, prompt })
+          return new Promise<string>((resolve, reject) => {
+            subagents.set(idKey(subId), { executeKey: key, resolve, reject })
+          })
+        },
+      })
+      for await (const chunk of iterable) {
+        text += chunk
+        if (text.length >= TEXT_CHUNK) {
+          flushText()
+          await writer.drained
+        } else if (!scheduled) {
+          scheduled = true
+          setImmediate(flushText)
+        }
+      }
+      flushText()
+      return { ok: true }
+    } catch (error) {
+      flushText()
+      if (controller.signal.aborted || error instanceof CancelledError) {
+        throw new RpcError(ErrorCode.cancelled, `execute ${JSON.stringify(id)} was cancelled`)
+      }
+      if (error instanceof ScriptError) return { ok: false, error: error.message }
+      const message = error instanceof Error ? error.message : String(error)
+      return { ok: false, error: message.split("\n")[0] ?? "" }
+    } finally {
+      for (const [subKey, waiting] of subagents) {
+        if (waiting.executeKey !== key) continue
+        subagents.delete(subKey)
+        waiting.reject(new CancelledError("the execute that started this sub-agent ended"))
+      }
+      executes.delete(key)
+      finish()
+    }
+  }
+
+  async function runExecuteUnsafe(raw: unknown): Promise<unknown> {
+    const { tool, params: toolParams } = params("executeUnsafe", ExecuteUnsafeParamsSchema, raw)
+    try {
+      return await executor.executeUnsafe(tool, toolParams)
+    } catch (error) {
+      if (error instanceof InvalidParamsError) {
+        throw new RpcError(ErrorCode.invalidParams, error.message, wireIssues(error.issues))
+      }
+      if (error instanceof CancelledError) throw new RpcError(ErrorCode.cancelled, error.message)
+      if (error instanceof ToolError) throw new RpcError(ErrorCode.toolFailed, error.message)
+      const message = error instanceof Error ? error.message : String(error)
+      throw new RpcError(ErrorCode.toolFailed, `${tool}: ${message.split("\n")[0]}`)
+    }
+  }
+
+  async function runCapabilities(raw: unknown): Promise<unknown> {
+    params("capabilities", CapabilitiesParamsSchema, raw)
+    const capabilities = await executor.capabilities()
+    return { ...capabilities, protocolVersion: PROTOCOL_VERSION }
+  }
+
+  function subagentOutput(raw: unknown): null {
+    const { id, output: text, error } = params("subagentOutput", SubagentOutputParamsSchema, raw)
+    const waiting = subagents.get(idKey(id))
+    if (!waiting) {
+      throw new RpcError(ErrorCode.invalidParams, `subagentOutput: no sub-agent is waiting with id ${JSON.stringify(id)}`)
+    }
+    subagents.delete(idKey(id))
+    if (error !== undefined) waiting.reject(new ToolError(error))
+    else waiting.resolve(text)
+    return null
+  }
+
+  function cancel(raw: unknown): null {
+    const { id } = params("$/cancel", CancelParamsSchema, raw)
+    const running = executes.get(idKey(id))
+    if (!running) throw new RpcError(ErrorCode.invalidParams, `$/cancel: no execute is running with id ${JSON.stringify(id)}`)
+    running.controller.abort(new CancelledError())
+    return null
+  }
+
+  const methods: Record<string, (id: RequestId, params: unknown) => unknown> = {
+    capabilities: (_id, raw) => runCapabilities(raw),
+    execute: (id, raw) => runExecute(id, raw),
+    executeUnsafe: (_id, raw) => runExecuteUnsafe(raw),
+    subagentOutput: (_id, raw) => subagentOutput(raw),
+  }
+
+  function handle(line: string): void {
+    let message: unknown
+    try {
+      message = JSON.parse(line)
+    } catch (error) {
+      replyError(null, new RpcError(ErrorCode.parseError, `parse error: ${error instanceof Error ? error.message : error}`))
+      return
+    }
+    const envelope = v.safeParse(RequestSchema, message)
+    if (!envelope.success) {
+      const object = typeof message === "object" && message !== null && !Array.isArray(message)
+      const rawId = object ? (message as { id?: unknown }).id : undefined
+      const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null
+      const what = !object
+        ? "not a JSON-RPC request object"
+        : (message as { method?: unknown }).method === undefined
+          ? "missing method"
+          : 'not a JSON-RPC 2.0 request (needs "jsonrpc":"2.0", a string "method" and a string or number "id")'
+      replyError(id, new RpcError(ErrorCode.invalidRequest, `invalid request: ${what}`, wireIssues(envelope.issues)))
+      return
+    }
+    const { id, method, params: raw } = envelope.output
+    if (method === "$/cancel") {
+      try {
+        cancel(raw)
+        if (id !== undefined) reply(id, null)
+      } catch (error) {
+        replyError(id ?? null, error as RpcError)
+      }
+      return
+    }
+    const run = methods[method]
+    if (!run) {
+      replyError(id ?? null, new RpcError(ErrorCode.methodNotFound, `unknown method "${method}"; methods: ${[...Object.keys(methods), "$/cancel"].join(", ")}`))
+      return
+    }
+    if (id === undefined || id === null) {
+      replyError(null, new RpcError(ErrorCode.invalidRequest, `invalid request: ${method} needs a string or number "id"`))
+      return
+    }
+    const key = idKey(id)
+    if (inFlight.has(key)) {
+      // Answered with id null: an answer carrying the id would be taken for the first request's.
+      replyError(null, new RpcError(ErrorCode.invalidRequest, `invalid request: id ${JSON.stringify(id)} is already in flight`))
+      return
+    }
+    inFlight.add(key)
+    const task = (async () => {
+      try {
+        reply(id, await run(id, raw))
+      } catch (error) {
+        if (error instanceof RpcError) replyError(id, error)
+        else {
+          const text = error instanceof Error ? error.message : String(error)
+          log(`internal error in ${method}: ${text}`)
+          replyError(id, new RpcError(ErrorCode.internalError, `internal error: ${text.split("\n")[0]}`))
+        }
+      } finally {
+        inFlight.delete(key)
+      }
+    })()
+    tasks.add(task)
+    void task.finally(() => tasks.delete(task))
+  }
+
+  try {
+    for await (const frame of readFrames(input, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) {
+      if ("tooLong" in frame) {
+        replyError(null, new RpcError(ErrorCode.invalidRequest, `invalid request: line longer than ${frame.limit} bytes; skipped to the next newline`))
+      } else handle(frame.line)
+    }
+  } catch (error) {
+    log(`reading input failed: ${error instanceof Error ? error.message : error}`)
+  }
+
+  // The agent is gone: stop everything this connection started.
+  for (const running of executes.values()) running.controller.abort(new CancelledError())
+  for (const waiting of subagents.values()) waiting.reject(new CancelledError())
+  subagents.clear()
+  await Promise.race([Promise.allSettled([...tasks]), new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+  writer.flush()
+  await executor.close()
+}
