@@ -36,6 +36,13 @@ export default defineCommand({
   },
 })
 
+/** Without --model or CLANKA_MODEL, the provider whose key is set picks the model. */
+function defaultModel(env: Record<string, string | undefined>): string | undefined {
+  if (env.ANTHROPIC_API_KEY) return "anthropic/claude-sonnet-4-5"
+  if (env.OPENAI_API_KEY) return "openai/gpt-5"
+  return undefined
+}
+
 interface RunArgs {
   prompt?: string
   model?: string
@@ -52,8 +59,12 @@ interface RunArgs {
 
 async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const { resolveModel } = await import("../providers/resolve.ts")
-  const spec = args.model || process.env.CLANKA_MODEL
-  if (!spec) throw new UsageError("no model: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL")
+  const spec = args.model || process.env.CLANKA_MODEL || defaultModel(process.env)
+  if (!spec) {
+    throw new UsageError(
+      "no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL",
+    )
+  }
   const model = resolveModel(spec)
   const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])

@@ -111,9 +111,11 @@ test("--turn-timeout: a stalled stream is retried", async () => {
 })
 
 test("usage errors are exit 2 with one line", async () => {
-  const noModel = await clanka(["run", "-C", directory, "hi"], { env: { CLANKA_MODEL: "", ANTHROPIC_API_KEY: "" } })
+  const noModel = await clanka(["run", "-C", directory, "hi"], { env: { CLANKA_MODEL: "", ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "" } })
   expect(noModel.code).toBe(2)
-  expect(noModel.stderr).toBe("clanka: no model: pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL\n")
+  expect(noModel.stderr).toBe(
+    "clanka: no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL\n",
+  )
 
   const noKey = await clanka(["run", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "hi"], { env: { ANTHROPIC_API_KEY: "" } })
   expect(noKey.code).toBe(2)
@@ -154,4 +156,11 @@ test("Ctrl-C stops the run: exit 130", async () => {
   }
   expect(await child.exited).toBe(130)
   expect(JSON.parse(stdout.trimEnd().split("\n").at(-1)!)).toEqual({ _tag: "AgentError", message: "interrupted", exitCode: 130 })
+})
+
+test("without --model or CLANKA_MODEL the provider whose key is set picks the model", async () => {
+  const env = await serve("anthropic", [finish("done")])
+  const result = await clanka(["run", "--json", "-C", directory, "hi"], { env: { ...env, CLANKA_MODEL: "", OPENAI_API_KEY: "" } })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", provider: "anthropic", model: "claude-sonnet-4-5" })
 })
