@@ -110,6 +110,7 @@ export class RemoteExecutor implements Executor {
 
   async capabilities(): Promise<Capabilities> {
     const first = this.handshake
+    if (this.client.failed) throw this.client.failed
     if (first) {
       this.handshake = undefined
       return first
@@ -258,7 +259,7 @@ export class RemoteExecutor implements Executor {
     const exit = await this.exited
     await new Promise((resolve) => setImmediate(resolve)) // let the last stderr chunk arrive
     const said = this.stderrLines.at(-1)
-    const detail = said ? `: ${said}` : ""
+    const detail = said ? `: ${said.replace(/[.;]+$/, "")}` : ""
     if (exit.error) {
       const program = this.options.argv[0]
       const missing = (exit.error as NodeJS.ErrnoException).code === "ENOENT"

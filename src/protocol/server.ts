@@ -203,20 +203,26 @@ export async function serveExecutor(
     let message: unknown
     try {
       message = JSON.parse(line)
-    } catch (error) {
-      replyError(null, new RpcError(ErrorCode.parseError, `parse error: ${error instanceof Error ? error.message : error}`))
+    } catch {
+      replyError(null, new RpcError(ErrorCode.parseError, "parse error: the line is not valid JSON"))
+      return
+    }
+    if (Array.isArray(message)) {
+      replyError(null, new RpcError(ErrorCode.invalidRequest, "invalid request: batches are not supported; send one request per line"))
+      return
+    }
+    if (typeof message !== "object" || message === null) {
+      replyError(null, new RpcError(ErrorCode.invalidRequest, "invalid request: not a JSON-RPC request object"))
       return
     }
     const envelope = v.safeParse(RequestSchema, message)
     if (!envelope.success) {
-      const object = typeof message === "object" && message !== null && !Array.isArray(message)
-      const rawId = object ? (message as { id?: unknown }).id : undefined
+      const { id: rawId, method } = message as { id?: unknown; method?: unknown }
       const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null
-      const what = !object
-        ? "not a JSON-RPC request object"
-        : (message as { method?: unknown }).method === undefined
+      const what =
+        method === undefined
           ? "missing method"
-          : 'not a JSON-RPC 2.0 request (needs "jsonrpc":"2.0", a string "method" and a string or number "id")'
+          : 'needs "jsonrpc": "2.0", a string "method" and a string or number "id"'
       replyError(id, new RpcError(ErrorCode.invalidRequest, `invalid request: ${what}`, wireIssues(envelope.issues)))
       return
     }

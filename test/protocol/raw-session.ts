@@ -1,0 +1,72 @@
+/** Talks to a real `clanka executor` process line by line, the way a test needs to. */
+import { spawn, type ChildProcess } from "node:child_process"
+import { join, resolve } from "node:path"
+
+const REPO = resolve(import.meta.dir, "../..")
+export const BUN = join(REPO, "node_modules/.bin/bun")
+export const MAIN = join(REPO, "src/cli/main.ts")
+
+export class RawSession {
+  readonly child: ChildProcess
+  readonly exited: Promise<number | null>
+  stderr = ""
+  private lines: string[] = []
+  private waiting: (() => void) | undefined
+  private partial = ""
+
+  constructor(directory: string) {
+    this.child = spawn(BUN, [MAIN, "executor", "-C", directory], { stdio: ["pipe", "pipe", "pipe"] })
+    this.child.stdout!.setEncoding("utf8")
+    this.child.stdout!.on("data", (text: string) => {
+      const parts = (this.partial + text).split("\n")
+      this.partial = parts.pop()!
+      this.lines.push(...parts)
+      this.waiting?.()
+    })
+    this.child.stderr!.on("data", (chunk) => (this.stderr += chunk))
+    this.exited = new Promise((done) => this.child.once("exit", (code) => done(code)))
+  }
+
+  /** Writes text as it is; add the newline yourself. */
+  write(text: string | Buffer): void {
+    this.child.stdin!.write(text)
+  }
+
+  send(message: unknown): void {
+    this.write(JSON.stringify(message) + "\n")
+  }
+
+  /** The next line from the executor, parsed. */
+  async next(timeoutMs = 5000): Promise<any> {
+    const deadline = Date.now() + timeoutMs
+    while (this.lines.length === 0) {
+      if (Date.now() > deadline) throw new Error(`no line from the executor within ${timeoutMs} ms; stderr: ${this.stderr}`)
+      await new Promise<void>((done) => {
+        this.waiting = done
+        setTimeout(done, 50)
+      })
+    }
+    return JSON.parse(this.lines.shift()!)
+  }
+
+  /** Lines until (and including) the response with this id. */
+  async until(id: number | string, timeoutMs = 5000): Promise<any[]> {
+    const seen: any[] = []
+    while (true) {
+      const message = await this.next(timeoutMs)
+      seen.push(message)
+      if (message.id === id && !("method" in message)) return seen
+    }
+  }
+
+  /** Sends a request and returns its response, checking nothing else arrived first. */
+  async call(id: number | string, method: string, params?: unknown): Promise<any> {
+    this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
+    return this.next()
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin!.end()
+    return this.exited
+  }
+}

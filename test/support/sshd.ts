@@ -1,0 +1,172 @@
+/**
+ * A real OpenSSH server on a random loopback port for end-to-end tests of `--ssh`: throwaway host
+ * and user keys, and an ssh config with a Host alias. ssh reads the config of the user's passwd
+ * home, not $HOME, so the config reaches clanka's `ssh` through a wrapper put first on PATH.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { connect, createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const SSHD = "/usr/sbin/sshd"
+const REPO = resolve(import.meta.dir, "../..")
+export const BUN = join(REPO, "node_modules/.bin/bun")
+export const MAIN = join(REPO, "src/cli/main.ts")
+
+export interface Sshd {
+  /** Host alias in the generated ssh config: `clanka exec --ssh ${alias}:DIR`. */
+  alias: string
+  /** An alias whose port nothing listens on: ssh cannot connect. */
+  downAlias: string
+  port: number
+  /** Temporary directory holding keys, configs and wrappers. */
+  dir: string
+  /** Environment for running clanka: PATH starts with an `ssh` that uses the generated config. */
+  env: Record<string, string>
+  /** argv prefix that runs ssh with the generated config (for the test's own ssh calls). */
+  ssh: string[]
+  stop(): Promise<void>
+}
+
+/**
+ * Whether the sshd tests can run. Under CI a missing sshd is an error, not a skip: the CI
+ * script installs openssh-server, and a silently skipped test proves nothing.
+ */
+export function sshdAvailable(): boolean {
+  if (existsSync(SSHD)) return true
+  if (process.env.CI) throw new Error(`${SSHD} is missing; install openssh-server (apt-get install -y openssh-server)`)
+  return false
+}
+
+export async function startSshd(): Promise<Sshd> {
+  const dir = mkdtempSync(join(tmpdir(), "clanka-sshd-"))
+  const keygen = (file: string) => {
+    const result = spawnSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "clanka-test", "-f", file])
+    if (result.status !== 0) throw new Error(`ssh-keygen failed: ${result.stderr}`)
+  }
+  keygen(join(dir, "host_key"))
+  keygen(join(dir, "id"))
+  writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "id.pub")))
+  chmodSync(join(dir, "authorized_keys"), 0o600)
+  // sshd refuses to start without its privilege separation directory.
+  if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 })
+
+  // os.userInfo() can answer "unknown" in some containers; id(1) asks the passwd database.
+  const user = spawnSync("id", ["-un"], { encoding: "utf8" }).stdout.trim()
+  const alias = "clanka-test-host"
+  let lastError = ""
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort()
+    writeFileSync(
+      join(dir, "sshd_config"),
+      [
+        `Port ${port}`,
+        "ListenAddress 127.0.0.1",
+        `HostKey ${join(dir, "host_key")}`,
+        `PidFile ${join(dir, "sshd.pid")}`,
+        `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+        "StrictModes no",
+        "PubkeyAuthentication yes",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "UsePAM no",
+        "PermitRootLogin prohibit-password",
+        `AllowUsers ${user}`,
+        "PrintMotd no",
+        "LogLevel ERROR",
+        "",
+      ].join("\n"),
+    )
+    writeFileSync(
+      join(dir, "ssh_config"),
+      [
+        `Host ${alias}`,
+        "  HostName 127.0.0.1",
+        `  Port ${port}`,
+        `  User ${user}`,
+        `  IdentityFile ${join(dir, "id")}`,
+        "  IdentitiesOnly yes",
+        "  UserKnownHostsFile /dev/null",
+        "  StrictHostKeyChecking no",
+        "  BatchMode yes",
+        "  LogLevel ERROR",
+        `Host ${alias}-down`,
+        "  HostName 127.0.0.1",
+        `  Port ${await freePort()}`,
+        "  UserKnownHostsFile /dev/null",
+        "  StrictHostKeyChecking no",
+        "  BatchMode yes",
+        "",
+      ].join("\n"),
+    )
+    const server = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    server.stderr!.on("data", (chunk) => (stderr += chunk))
+    if (await listening(port, server)) {
+      const bin = join(dir, "bin")
+      mkdirSync(bin)
+      const wrapper = join(bin, "ssh")
+      writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/ssh -F ${join(dir, "ssh_config")} "$@"\n`)
+      chmodSync(wrapper, 0o755)
+      return {
+        alias,
+        downAlias: `${alias}-down`,
+        port,
+        dir,
+        env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+        ssh: ["/usr/bin/ssh", "-F", join(dir, "ssh_config")],
+        stop: async () => {
+          server.kill("SIGTERM")
+          await new Promise((done) => (server.exitCode !== null ? done(null) : server.once("exit", done)))
+          rmSync(dir, { recursive: true, force: true })
+        },
+      }
+    }
+    server.kill("SIGKILL")
+    lastError = stderr.trim()
+  }
+  rmSync(dir, { recursive: true, force: true })
+  throw new Error(`sshd did not start: ${lastError}`)
+}
+
+/**
+ * Writes a script that plays the remote `clanka` for --remote-bin: it runs clanka from this
+ * checkout and, when `pidFile` is given, records its pid so a test can kill the far side.
+ */
+export function writeRemoteBin(path: string, options: { pidFile?: string } = {}): string {
+  const record = options.pidFile ? `echo $$ > '${options.pidFile}'\n` : ""
+  writeFileSync(path, `#!/bin/sh\n${record}exec '${BUN}' '${MAIN}' "$@"\n`)
+  chmodSync(path, 0o755)
+  return path
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer()
+    server.once("error", fail)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => done(port))
+    })
+  })
+}
+
+/** Waits until sshd accepts connections; false if it exited first or took too long. */
+async function listening(port: number, server: ChildProcess): Promise<boolean> {
+  const deadline = Date.now() + 5000
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) return false
+    const ok = await new Promise<boolean>((done) => {
+      const socket = connect(port, "127.0.0.1")
+      socket.once("connect", () => {
+        socket.destroy()
+        done(true)
+      })
+      socket.once("error", () => done(false))
+    })
+    if (ok) return true
+    await new Promise((done) => setTimeout(done, 25))
+  }
+  return false
+}
