@@ -1,0 +1,125 @@
+// End to end over a real sshd on loopback: `clanka exec --ssh` and `clanka tool --ssh` work on a
+// directory on the "remote" side, and every way ssh fails ends with exit 3 and one line.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, MAIN, sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
+
+const available = sshdAvailable()
+let sshd: Sshd
+let local: string
+let remoteDir: string
+let remoteBin: string
+let pidFile: string
+
+beforeAll(async () => {
+  if (!available) return
+  sshd = await startSshd()
+  local = realpathSync(mkdtempSync(join(tmpdir(), "clanka-ssh-local-")))
+  writeFileSync(join(local, "local-only.txt"), "not this one\n")
+  remoteDir = join(sshd.dir, "remote project")
+  mkdirSync(join(remoteDir, "src"), { recursive: true })
+  writeFileSync(join(remoteDir, "README.md"), "remote readme\n")
+  writeFileSync(join(remoteDir, "src", "main.ts"), "export {}\n")
+  pidFile = join(sshd.dir, "remote.pid")
+  remoteBin = writeRemoteBin(join(sshd.dir, "clanka"), { pidFile })
+})
+
+afterAll(async () => {
+  if (!available) return
+  await sshd.stop()
+  rmSync(local, { recursive: true, force: true })
+})
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function clanka(args: string[], env: Record<string, string> = {}, onStdout?: (text: string) => void): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(BUN, [MAIN, ...args], { cwd: local, env: { ...process.env, ...sshd.env, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+      onStdout?.(String(chunk))
+    })
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => done({ code, stdout, stderr }))
+  })
+}
+
+test.skipIf(!available)("clanka exec --ssh HOST:DIR runs the script in DIR on the far side", async () => {
+  const result = await clanka([
+    "exec",
+    "--ssh",
+    `${sshd.alias}:${remoteDir}`,
+    "--remote-bin",
+    remoteBin,
+    "-e",
+    'console.log(await ls(".")); console.log(await readFile({ path: "README.md" }))',
+  ])
+  expect(result).toEqual({ code: 0, stdout: "[ 'README.md', 'src/' ]\nremote readme\n\n", stderr: "" })
+})
+
+test.skipIf(!available)("clanka tool --ssh calls one tool on the far side; CLANKA_REMOTE_BIN names the binary", async () => {
+  const result = await clanka(["tool", "--ssh", `${sshd.alias}:${remoteDir}`, "readFile", '{"path":"src/main.ts"}'], {
+    CLANKA_REMOTE_BIN: remoteBin,
+  })
+  expect(result).toEqual({ code: 0, stdout: '"export {}\\n"\n', stderr: "" })
+  const written = await clanka(
+    ["tool", "--ssh", `${sshd.alias}:${remoteDir}`, "writeFile", '{"path":"notes/todo.txt","content":"from afar"}'],
+    { CLANKA_REMOTE_BIN: remoteBin },
+  )
+  expect(written).toEqual({ code: 0, stdout: "null\n", stderr: "" })
+  expect(readFileSync(join(remoteDir, "notes/todo.txt"), "utf8")).toBe("from afar")
+})
+
+test.skipIf(!available)("a script that throws on the far side exits 1 with its error", async () => {
+  const result = await clanka(["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'throw new Error("remote boom")'])
+  expect(result.code).toBe(1)
+  expect(result.stdout).toContain("Error: remote boom")
+  expect(result.stderr).toBe("clanka: the script failed: Error: remote boom (line 1)\n")
+})
+
+test.skipIf(!available)("ssh that cannot connect: exit 3 and ssh's own line", async () => {
+  const result = await clanka(["exec", "--ssh", `${sshd.downAlias}:/tmp`, "-e", "console.log(1)"])
+  expect(result.code).toBe(3)
+  expect(result.stdout).toBe("")
+  expect(result.stderr).toMatch(
+    new RegExp(
+      `^clanka: cannot connect to ${sshd.downAlias} with ssh: ssh: connect to host 127\\.0\\.0\\.1 port \\d+: Connection refused; check that \`ssh ${sshd.downAlias}\` works\\n$`,
+    ),
+  )
+})
+
+test.skipIf(!available)("clanka missing on the host: exit 3, install it or pass --remote-bin", async () => {
+  const result = await clanka(["tool", "--ssh", `${sshd.alias}:/tmp`, "--remote-bin", "/opt/nowhere/clanka", "ls", "."])
+  expect(result).toEqual({
+    code: 3,
+    stdout: "",
+    stderr:
+      "clanka: `/opt/nowhere/clanka` was not found on clanka-test-host; install clanka there or pass --remote-bin PATH (or set CLANKA_REMOTE_BIN)\n",
+  })
+})
+
+test.skipIf(!available)("killing the far side in the middle of a long execute ends the client with exit 3 within a second", async () => {
+  let killedAt = 0
+  const result = await clanka(
+    ["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
+    {},
+    () => {
+      if (killedAt) return
+      killedAt = Date.now()
+      process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL")
+    },
+  )
+  expect(Date.now() - killedAt).toBeLessThan(1000)
+  expect(result.code).toBe(3)
+  expect(result.stdout).toBe("working\n")
+  expect(result.stderr).toBe("clanka: lost the ssh connection to clanka-test-host; check the link and run again\n")
+})
