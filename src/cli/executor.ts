@@ -31,7 +31,17 @@ export default defineCommand({
     const executor = new LocalExecutor({ directory })
     // A vanished agent must not take this process down with EPIPE: the input ends soon after.
     process.stdout.on("error", () => {})
-    await serveExecutor(executor, process.stdin, process.stdout)
+    // Asked to stop: the same as the agent going away, so what the scripts started dies too.
+    let stopping = false
+    for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+      process.once(signal, () => {
+        stopping = true
+        process.stdin.destroy()
+      })
+    }
+    await serveExecutor(executor, process.stdin, process.stdout, {
+      log: (line) => stopping || process.stderr.write(`clanka executor: ${line}\n`),
+    })
     // Whatever a tool left behind must not keep the process alive once the agent is gone.
     setTimeout(() => process.exit(ExitCode.ok), 1000).unref()
     return ExitCode.ok

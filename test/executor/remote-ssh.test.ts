@@ -2,7 +2,7 @@
 // directory on the "remote" side, and every way ssh fails ends with exit 3 and one line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, MAIN, sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
@@ -104,6 +104,18 @@ test.skipIf(!available)("clanka missing on the host: exit 3, install it or pass 
     stdout: "",
     stderr:
       "clanka: `/opt/nowhere/clanka` was not found on clanka-test-host; install clanka there or pass --remote-bin PATH (or set CLANKA_REMOTE_BIN)\n",
+  })
+})
+
+test.skipIf(!available)("a host that prints a banner on stdout: exit 3 naming the line and where it comes from", async () => {
+  const chatty = join(sshd.dir, "chatty-clanka")
+  writeFileSync(chatty, `#!/bin/sh\necho "Welcome to the build box"\nexec '${remoteBin}' "$@"\n`)
+  chmodSync(chatty, 0o755)
+  const result = await clanka(["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", chatty, "-e", "console.log(1)"])
+  expect(result).toEqual({
+    code: 3,
+    stdout: "",
+    stderr: `clanka: the executor on clanka-test-host wrote something that is not protocol: "Welcome to the build box"; check that nothing in the login files on clanka-test-host prints to stdout and that \`${chatty} executor\` runs clanka\n`,
   })
 })
 

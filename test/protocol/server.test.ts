@@ -1,6 +1,6 @@
 // `clanka executor` as an agent sees it: requests and notifications on a real process's stdio.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
@@ -149,3 +149,36 @@ test("when stdin closes, running executes are stopped and the executor exits 0 a
   expect(Date.now() - started).toBeLessThan(1000)
   expect(other.stderr).toBe("")
 })
+
+for (const [how, stop] of [
+  ["stdin closes", (session: RawSession) => session.child.stdin!.end()],
+  ["the executor gets SIGTERM", (session: RawSession) => session.child.kill("SIGTERM")],
+] as const) {
+  test(`when ${how}, processes a running script started are killed and the executor exits 0`, async () => {
+    const other = new RawSession(dir)
+    const pidFile = join(dir, `sleeper-${how.length}.pid`)
+    other.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "execute",
+      params: { script: `await bash({ command: "echo $$ > '${pidFile}'; exec sleep 60" })` },
+    })
+    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8") === "") await Bun.sleep(20)
+    const pid = Number(readFileSync(pidFile, "utf8"))
+    expect(alive(pid)).toBe(true)
+    stop(other)
+    expect(await other.exited).toBe(0)
+    await Bun.sleep(50)
+    expect(alive(pid)).toBe(false)
+    expect(other.stderr).toBe("")
+  })
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
