@@ -176,6 +176,9 @@ export class RemoteExecutor implements Executor {
     }
     if ("error" in settled) {
       const error = settled.error
+      // Ctrl-C in a terminal reaches the ssh child too, which then drops the link: that is
+      // still the user cancelling, not the executor getting lost.
+      if (signal?.aborted) throw new CancelledError()
       if (error instanceof RpcResponseError) {
         if (error.code === ErrorCode.cancelled) throw new CancelledError()
         throw new ClankaError(`${this.who} rejected the script: ${error.message}`)
@@ -282,6 +285,10 @@ export class RemoteExecutor implements Executor {
       }
     } else if (exit.code === 127) {
       return new ExecutorLostError(`the executor command was not found (${this.options.label})${detail}; check --executor`)
+    }
+    if (!this.connected && said?.startsWith("clanka: ")) {
+      // clanka on the far side already said what is wrong, in one line that says what to do.
+      return new ExecutorLostError(`${this.who} failed: ${said.slice("clanka: ".length)}`)
     }
     if (!this.connected) {
       return new ExecutorLostError(`${this.who} exited (${how}) before answering${detail}; check that it runs \`clanka executor\``)

@@ -39,14 +39,19 @@ interface Run {
   stderr: string
 }
 
-function clanka(args: string[], env: Record<string, string> = {}, onStdout?: (text: string) => void): Promise<Run> {
+function clanka(
+  args: string[],
+  env: Record<string, string> = {},
+  onStdout?: (text: string, pid: number) => void,
+): Promise<Run> {
   return new Promise((done) => {
-    const child = spawn(BUN, [MAIN, ...args], { cwd: local, env: { ...process.env, ...sshd.env, ...env } })
+    // A process group of its own, like a job in a terminal, so a test can send it Ctrl-C.
+    const child = spawn(BUN, [MAIN, ...args], { cwd: local, env: { ...process.env, ...sshd.env, ...env }, detached: true })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => {
       stdout += chunk
-      onStdout?.(String(chunk))
+      onStdout?.(String(chunk), child.pid!)
     })
     child.stderr.on("data", (chunk) => (stderr += chunk))
     child.on("close", (code) => done({ code, stdout, stderr }))
@@ -134,4 +139,18 @@ test.skipIf(!available)("killing the far side in the middle of a long execute en
   expect(result.code).toBe(3)
   expect(result.stdout).toBe("working\n")
   expect(result.stderr).toBe("clanka: lost the ssh connection to clanka-test-host; check the link and run again\n")
+})
+
+test.skipIf(!available)("Ctrl-C reaching both clanka and ssh is an interruption (exit 130), not a lost executor", async () => {
+  let interrupted = false
+  const result = await clanka(
+    ["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
+    {},
+    (_text, pid) => {
+      if (interrupted) return
+      interrupted = true
+      process.kill(-pid, "SIGINT") // the whole job, as the terminal does
+    },
+  )
+  expect(result).toEqual({ code: 130, stdout: "working\n", stderr: "" })
 })

@@ -174,6 +174,15 @@ test("a command that exits before answering is reported with its last stderr lin
   )
 })
 
+test("clanka's own error on the far side is passed on as it is", async () => {
+  const command = `'${BUN}' '${MAIN}' executor -C '${join(dir, "missing")}'`
+  const error = await failure(connectExecutor({ executor: command }))
+  expect(error).toBeInstanceOf(ExecutorLostError)
+  expect(error.message).toBe(
+    `the executor command (${command}) failed: executor directory ${join(dir, "missing")} does not exist; pass an existing directory with -C`,
+  )
+})
+
 test("the far side dying mid-execute rejects every pending call within a second", async () => {
   const pidFile = join(dir, "executor.pid")
   const executor = await connectExecutor({ executor: `echo $$ > '${pidFile}'; exec ${serverCommand()}` })
