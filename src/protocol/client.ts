@@ -4,7 +4,7 @@
  * or the end of the input, fails every pending call: nothing waits forever.
  */
 import * as v from "valibot"
-import { LineWriter, readFrames, type Sink } from "./framing.ts"
+import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
 import {
   ErrorCode,
   idKey,
@@ -69,9 +69,18 @@ export class ProtocolClient {
   request(method: string, params?: unknown, options: RequestOptions = {}): Promise<unknown> {
     if (this.failure) return Promise.reject(this.failure)
     const id = this.nextId++
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }) + "\n"
+    // The executor skips longer lines without being able to say which request they were: refuse
+    // here, where the caller can still be told.
+    const bytes = Buffer.byteLength(line) - 1
+    if (bytes > DEFAULT_MAX_LINE_BYTES) {
+      const size = `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+      const limit = `${DEFAULT_MAX_LINE_BYTES / 1024 / 1024} MiB`
+      return Promise.reject(new RpcResponseError(ErrorCode.invalidRequest, `the ${method} request is ${size}; the executor protocol takes at most ${limit} per message`))
+    }
     return new Promise((resolve, reject) => {
       this.pending.set(idKey(id), { resolve, reject, onOutput: options.onOutput })
-      this.writer.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) })
+      this.writer.sendLine(line)
       options.onSent?.(id)
     })
   }

@@ -79,8 +79,12 @@ export class LineWriter {
   constructor(private readonly sink: Sink) {}
 
   send(message: unknown): Promise<void> | undefined {
+    return this.sendLine(JSON.stringify(message) + "\n")
+  }
+
+  /** Sends an already serialized message; `line` ends with "\n". */
+  sendLine(line: string): Promise<void> | undefined {
     if (this.closed) return undefined
-    const line = JSON.stringify(message) + "\n"
     this.pending.push(line)
     this.pendingBytes += line.length
     if (this.pendingBytes >= FLUSH_BYTES) this.flush()

@@ -133,6 +133,14 @@ test("executeUnsafe returns the tool's result or its error, as the local executo
   expect(failed.message).toBe("updateTodo: no todo with id 99; listTodos() shows the ids")
 })
 
+test("a request too large for the protocol fails at once instead of hanging", async () => {
+  const error = await failure(remote.executeUnsafe("writeFile", { path: "big.txt", content: "x".repeat(9 * 1024 * 1024) }))
+  expect(error).toBeInstanceOf(ToolError)
+  expect(error.message).toBe("the executeUnsafe request is 9.0 MiB; the executor protocol takes at most 8 MiB per message")
+  expect(existsSync(join(dir, "big.txt"))).toBe(false)
+  expect(await remote.executeUnsafe("readFile", { path: "hello.txt" })).toBe("hello\n")
+})
+
 /** A stand-in executor written in sh: answers the first request with `reply`, then waits. */
 function fakeExecutor(name: string, reply: string): string {
   const path = join(dir, name)
