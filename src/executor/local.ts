@@ -46,27 +46,39 @@ export class LocalExecutor implements Executor {
     this.running.add(processes)
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
-    this.sandbox
-      .run({
-        script: options.script,
-        timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
-        signal: abort.signal,
-        onOutput: (text) => output.push(text),
-        onCall: (tool, params) => callTool(tool, params, ctx),
-      })
-      .then((result) => {
-        options.signal?.removeEventListener("abort", onCancel)
-        this.running.delete(processes)
-        if (result.ok) return output.end()
-        // A stopped script's processes go with it; a script that ended normally may leave
-        // background servers it started on purpose.
-        if (result.reason !== "error") {
-          abort.abort(new CancelledError(result.error))
-          processes.killAll()
+    const run = this.sandbox.run({
+      script: options.script,
+      timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
+      signal: abort.signal,
+      onOutput: (text) => output.push(text),
+      onCall: (tool, params) => callTool(tool, params, ctx),
+    })
+    let finished = false
+    run.result.then((result) => {
+      finished = true
+      options.signal?.removeEventListener("abort", onCancel)
+      this.running.delete(processes)
+      if (result.ok) return output.end()
+      // A stopped script's processes go with it; a script that ended normally may leave
+      // background servers it started on purpose.
+      if (result.reason !== "error") {
+        abort.abort(new CancelledError(result.error))
+        processes.killAll()
+      }
+      output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
+    })
+    return (async function* () {
+      try {
+        for await (const text of output) {
+          yield text
+          // Taken: the script may print more (see OUTPUT_WINDOW_CHARS).
+          run.consumed(text.length)
         }
-        output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
-      })
-    return output
+      } finally {
+        // A consumer that stops reading early cancels the script rather than leave it blocked.
+        if (!finished) abort.abort(new CancelledError())
+      }
+    })()
   }
 
   async executeUnsafe(tool: string, params: unknown): Promise<unknown> {

@@ -3,12 +3,14 @@
 export type ToMain =
   | { type: "output"; runId: number; text: string }
   | { type: "call"; runId: number; callId: number; tool: string; params: string | undefined }
-  | { type: "done"; runId: number }
+  /** `sent`: the worker's output counter (characters, modulo 2^32) when the script ended. */
+  | { type: "done"; runId: number; sent: number }
   /** `output` is the full report for the model; `error` the one-line reason. */
-  | { type: "failed"; runId: number; error: string; output: string }
+  | { type: "failed"; runId: number; error: string; output: string; sent: number }
 
 export type ToWorker =
-  | { type: "init"; toolNames: string[] }
+  /** `acked` counts output characters the main thread has taken; `window` how far ahead to run. */
+  | { type: "init"; toolNames: string[]; acked: Int32Array; window: number }
   | { type: "run"; runId: number; script: string }
   | { type: "result"; runId: number; callId: number; ok: true; value: string | undefined }
   | { type: "result"; runId: number; callId: number; ok: false; error: string }

@@ -10,11 +10,30 @@ export interface RunOptions {
   onCall(tool: string, params: unknown): Promise<unknown>
 }
 
+/** A running script: its outcome, and the way to say its output was taken (flow control). */
+export interface RunHandle {
+  result: Promise<RunResult>
+  /** The consumer has taken `chars` characters of output; lets a fast-printing script go on. */
+  consumed(chars: number): void
+}
+
 export type RunResult =
   | { ok: true }
   | { ok: false; reason: "error" | "timeout" | "cancelled"; error: string }
 
 const MAX_IDLE_WORKERS = 2
+/**
+ * Output characters a script may have printed that the consumer has not taken yet. Past this,
+ * console.log blocks the worker (Atomics.wait), so memory stays flat however much a script prints.
+ */
+export const OUTPUT_WINDOW_CHARS = 1 << 20
+
+/** A worker and the shared counter through which the main thread acknowledges its output. */
+interface SandboxWorker {
+  worker: Worker
+  /** [0]: characters of output acknowledged, modulo 2^32; the worker counts what it sent. */
+  acked: Int32Array
+}
 
 // Set by scripts/build.ts. In the compiled binary every module's import.meta.url is the
 // binary's own, standing for the root of src/, where the embedded worker entry point lives.
@@ -30,7 +49,7 @@ const WORKER_URL =
  * worker, and the next script gets a fresh one, so nothing a script does can hang the executor.
  */
 export class Sandbox {
-  private readonly idle: Worker[] = []
+  private readonly idle: SandboxWorker[] = []
   private nextRunId = 1
 
   /** Starts a worker ahead of the first script so that it is ready when needed. */
@@ -38,29 +57,39 @@ export class Sandbox {
     if (this.idle.length === 0) this.idle.push(this.spawn())
   }
 
-  private spawn(): Worker {
+  private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
-    worker.postMessage({ type: "init", toolNames: [...toolNames] } satisfies ToWorker)
-    return worker
+    const acked = new Int32Array(new SharedArrayBuffer(4))
+    worker.postMessage({ type: "init", toolNames: [...toolNames], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    return { worker, acked }
   }
 
   close(): void {
-    for (const worker of this.idle.splice(0)) worker.terminate()
+    for (const { worker } of this.idle.splice(0)) worker.terminate()
   }
 
-  run(options: RunOptions): Promise<RunResult> {
-    const worker = this.idle.pop() ?? this.spawn()
+  run(options: RunOptions): RunHandle {
+    const slot = this.idle.pop() ?? this.spawn()
+    const { worker, acked } = slot
     const runId = this.nextRunId++
-    return new Promise<RunResult>((resolve) => {
+    let settled = false
+    const consumed = (chars: number) => {
+      if (settled) return
+      Atomics.add(acked, 0, chars)
+      Atomics.notify(acked, 0)
+    }
+    const result = new Promise<RunResult>((resolve) => {
       let settled = false
-      const finish = (result: RunResult, reusable: boolean) => {
+      const finish = (result: RunResult, reusable: boolean, sent?: number) => {
         if (settled) return
         settled = true
+        // Output the consumer has not taken yet no longer holds the worker back.
+        if (sent !== undefined) Atomics.store(acked, 0, sent)
         clearTimeout(timer)
         options.signal?.removeEventListener("abort", onAbort)
         worker.removeEventListener("message", onMessage)
         worker.removeEventListener("error", onError)
-        if (reusable && this.idle.length < MAX_IDLE_WORKERS) this.idle.push(worker)
+        if (reusable && sent !== undefined && this.idle.length < MAX_IDLE_WORKERS) this.idle.push(slot)
         else worker.terminate()
         resolve(result)
       }
@@ -75,11 +104,11 @@ export class Sandbox {
             this.answer(worker, runId, message.callId, message.tool, message.params, options, () => settled)
             break
           case "done":
-            finish({ ok: true }, true)
+            finish({ ok: true }, true, message.sent)
             break
           case "failed":
             options.onOutput(message.output)
-            finish({ ok: false, reason: "error", error: message.error }, true)
+            finish({ ok: false, reason: "error", error: message.error }, true, message.sent)
             break
         }
       }
@@ -102,6 +131,7 @@ export class Sandbox {
       options.signal?.addEventListener("abort", onAbort)
       worker.postMessage({ type: "run", runId, script: options.script } satisfies ToWorker)
     })
+    return { result, consumed }
   }
 
   private answer(

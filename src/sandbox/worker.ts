@@ -10,6 +10,11 @@ declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | nul
 
 const FILENAME = "script.js"
 let toolNames: string[] = []
+// Flow control: `sent` counts output characters posted; the main thread adds what it has taken
+// to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
+let acked = new Int32Array(1)
+let outputWindow = Infinity
+let sent = 0
 /** A context's own JSON and Error: values handed to a script must belong to its realm. */
 interface Realm {
   JSON: JSON
@@ -20,7 +25,11 @@ let nextCallId = 1
 
 self.onmessage = (event) => {
   const message = event.data
-  if (message.type === "init") toolNames = message.toolNames
+  if (message.type === "init") {
+    toolNames = message.toolNames
+    acked = message.acked
+    outputWindow = message.window
+  }
   else if (message.type === "run") void run(message.runId, message.script)
   else if (message.type === "result") {
     const call = pending.get(message.callId)
@@ -33,6 +42,17 @@ self.onmessage = (event) => {
 
 function post(message: ToMain): void {
   self.postMessage(message)
+}
+
+/** Posts console output, first waiting while too much of it is still untaken. */
+function postOutput(runId: number, text: string): void {
+  for (;;) {
+    const seen = Atomics.load(acked, 0)
+    if (((sent - seen) | 0) <= outputWindow) break
+    Atomics.wait(acked, 0, seen, 100)
+  }
+  sent = (sent + text.length) | 0
+  post({ type: "output", runId, text })
 }
 
 /** Compiles the script as the body of an async function; the wrapper adds no line. */
@@ -56,6 +76,7 @@ async function run(runId: number, original: string): Promise<void> {
     post({
       type: "failed",
       runId,
+      sent,
       error: `SyntaxError: ${message}${where}`,
       output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
     })
@@ -64,10 +85,10 @@ async function run(runId: number, original: string): Promise<void> {
   const { context, realm } = createContext(runId, timers)
   try {
     await compiled.runInContext(context)
-    post({ type: "done", runId })
+    post({ type: "done", runId, sent })
   } catch (error) {
     const { summary, report } = describeRuntimeError(error, script)
-    post({ type: "failed", runId, error: summary, output: report })
+    post({ type: "failed", runId, error: summary, output: report, sent })
   } finally {
     for (const timer of timers) clearTimeout(timer)
     for (const [id, call] of pending) if (call.realm === realm) pending.delete(id)
@@ -75,7 +96,7 @@ async function run(runId: number, original: string): Promise<void> {
 }
 
 function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>): { context: vm.Context; realm: Realm } {
-  const print = (...args: unknown[]) => post({ type: "output", runId, text: formatWithOptions({ colors: false }, ...args) + "\n" })
+  const print = (...args: unknown[]) => postOutput(runId, formatWithOptions({ colors: false }, ...args) + "\n")
   const console = {
     log: print, info: print, warn: print, error: print, debug: print, trace: print,
     dir: (value: unknown) => print(value),

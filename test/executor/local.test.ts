@@ -192,3 +192,25 @@ describe("script repair in the sandbox", () => {
     expect(error!.message).toEndWith("(line 1)")
   })
 })
+
+describe("flow control", () => {
+  test("a script printing faster than its output is read waits for the reader", async () => {
+    const marker = join(dir, "flow-done")
+    const script = `for (let i = 0; i < 5000; i++) console.log("x".repeat(999)); await writeFile({ path: "flow-done", content: "1" })`
+    const iterator = executor.execute({ script, onTaskComplete() {}, onSubagent: async () => "" })[Symbol.asyncIterator]()
+    let chars = (await iterator.next()).value!.length
+    await Bun.sleep(300)
+    // 5 MB printed, 1 MB window: the script is held at console.log until the reader catches up.
+    expect(await Bun.file(marker).exists()).toBe(false)
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) chars += next.value.length
+    expect(chars).toBe(5000 * 1000)
+    expect(await Bun.file(marker).exists()).toBe(true)
+  })
+
+  test("a reader that stops early cancels the script", async () => {
+    const script = `for (;;) console.log("more")`
+    for await (const _ of executor.execute({ script, onTaskComplete() {}, onSubagent: async () => "" })) break
+    const { output } = await run(`console.log("next")`)
+    expect(output).toBe("next\n")
+  })
+})
