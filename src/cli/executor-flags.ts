@@ -1,6 +1,5 @@
 import type { ArgsDef } from "citty"
 import type { Executor } from "../executor/executor.ts"
-import { UsageError } from "../errors.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
 export const executorArgs = {
@@ -16,7 +15,6 @@ export async function openExecutor(args: {
   ssh?: string
   "remote-bin"?: string
 }): Promise<Executor> {
-  if (args.executor && args.ssh) throw new UsageError("use either --executor or --ssh, not both")
   const { connectExecutor } = await import("../executor/connect.ts")
   return connectExecutor({
     directory: args.directory,
