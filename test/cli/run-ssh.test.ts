@@ -1,0 +1,183 @@
+// `clanka run --ssh` end to end over a real sshd on loopback: the agent and its keys stay here, the
+// scripts (a sub-agent's included) run in a directory on the far side, and losing the far side in
+// the middle of a run ends it with exit 3.
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
+
+const available = sshdAvailable()
+let sshd: Sshd
+let local: string
+let remoteDir: string
+let remoteBin: string
+let pidFile: string
+let server: FakeServer | undefined
+
+beforeAll(async () => {
+  if (!available) return
+  sshd = await startSshd()
+  local = realpathSync(mkdtempSync(join(tmpdir(), "clanka-run-ssh-local-")))
+  writeFileSync(join(local, "local-only.txt"), "not this one\n")
+  remoteDir = join(sshd.dir, "remote project")
+  mkdirSync(remoteDir, { recursive: true })
+  writeFileSync(join(remoteDir, "README.md"), "remote readme\n")
+  pidFile = join(sshd.dir, "remote.pid")
+  remoteBin = writeRemoteBin(join(sshd.dir, "clanka"), { pidFile })
+})
+
+afterAll(async () => {
+  if (!available) return
+  await sshd.stop()
+  rmSync(local, { recursive: true, force: true })
+})
+
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+const MODEL = "anthropic/claude-sonnet-4-5"
+
+function sshArgs(): string[] {
+  return ["--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin]
+}
+
+function env(): Record<string, string> {
+  return { ...sshd.env, ...server!.env, CLANKA_MODEL: MODEL }
+}
+
+const parse = (stdout: string) => stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+
+/** Answers by request: the parent delegates, the sub-agent lists and writes on the far side. */
+function dispatch(request: FakeRequest): FakeTurn {
+  const sub = request.system.includes("You are a sub-agent")
+  const done = request.toolResults.length > 0
+  if (sub && !done) {
+    return {
+      blocks: [
+        {
+          type: "execute",
+          script:
+            'console.log((await ls(".")).join(" "))\nawait writeFile({ path: "out/from-sub.txt", content: "sub was here" })\nawait taskComplete("wrote out/from-sub.txt")',
+        },
+      ],
+    }
+  }
+  if (!done) return { blocks: [{ type: "execute", script: 'console.log("sub said: " + await delegate("write out/from-sub.txt"))' }] }
+  return { blocks: [{ type: "execute", script: `await taskComplete(${JSON.stringify(request.toolResults[0]!.trim())})` }] }
+}
+
+test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remote directory; events in order", async () => {
+  server = await startFakeModel("anthropic", Array.from({ length: 4 }, () => dispatch))
+  const result = await clanka(["run", "--json", ...sshArgs(), "delegate it"], { cwd: local, env: env(), timeoutMs: 30_000 })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = parse(result.stdout)
+  const tags = events.map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
+  expect(tags).toEqual([
+    "AgentStart",
+    "ScriptStart",
+    "ScriptDelta",
+    "ScriptEnd",
+    "Usage",
+    "SubagentStart",
+    "SubagentPart:ScriptStart",
+    "SubagentPart:ScriptDelta",
+    "SubagentPart:ScriptEnd",
+    "SubagentPart:Usage",
+    "SubagentPart:ScriptOutput",
+    "SubagentComplete",
+    "ScriptOutput",
+    "ScriptStart",
+    "ScriptDelta",
+    "ScriptEnd",
+    "Usage",
+    "ScriptOutput",
+    "AgentFinished",
+  ])
+  const [start] = events
+  expect(start).toMatchObject({ _tag: "AgentStart", prompt: "delegate it", provider: "anthropic", model: "claude-sonnet-4-5", directory: remoteDir })
+  expect(start.tools).toContain("delegate")
+  const sub = events[5]
+  expect(sub).toEqual({ _tag: "SubagentStart", id: `${start.id}.1`, prompt: "write out/from-sub.txt", provider: "anthropic", model: "claude-sonnet-4-5" })
+  expect(events.filter((event) => event._tag === "SubagentPart").every((event) => event.id === sub.id)).toBe(true)
+  // The sub-agent saw the remote directory, not the local one.
+  expect(events[10]).toEqual({ _tag: "SubagentPart", id: sub.id, part: { _tag: "ScriptOutput", output: "README.md\n" } })
+  expect(events[11]).toEqual({ _tag: "SubagentComplete", id: sub.id, summary: "wrote out/from-sub.txt" })
+  expect(events[12]).toEqual({ _tag: "ScriptOutput", output: "sub said: wrote out/from-sub.txt\n" })
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub said: wrote out/from-sub.txt", turns: 2 })
+
+  expect(readFileSync(join(remoteDir, "out/from-sub.txt"), "utf8")).toBe("sub was here")
+  expect(existsSync(join(local, "out"))).toBe(false)
+  // Every model request is made here: the parent's two and the sub-agent's one.
+  expect(server.requests.map((request) => request.system.includes("You are a sub-agent"))).toEqual([false, true, false])
+})
+
+/** Runs clanka and SIGKILLs the remote executor once `marker` exists in the remote directory. */
+async function killRemoteWhen(marker: string, args: string[]): Promise<{ result: Awaited<ReturnType<typeof clanka>>; killedAt: number }> {
+  rmSync(pidFile, { force: true })
+  rmSync(join(remoteDir, marker), { force: true })
+  let killedAt = 0
+  const watcher = (async () => {
+    const deadline = Date.now() + 20_000
+    while (Date.now() < deadline && !existsSync(join(remoteDir, marker))) await Bun.sleep(20)
+    if (!existsSync(join(remoteDir, marker))) return
+    killedAt = Date.now()
+    process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL")
+  })()
+  const result = await clanka(args, { cwd: local, env: env(), timeoutMs: 30_000 })
+  await watcher
+  return { result, killedAt }
+}
+
+const LOST = `lost the ssh connection to clanka-test-host; check the link and run again`
+
+test.skipIf(!available)("the far side killed in the middle of a script: exit 3, one line, AgentError last", async () => {
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: 'await writeFile({ path: "started-1", content: "" })\nawait sleep(60000)' }] },
+  ])
+  const { result, killedAt } = await killRemoteWhen("started-1", ["run", "--json", ...sshArgs(), "wait"])
+  expect(killedAt).toBeGreaterThan(0)
+  expect(Date.now() - killedAt).toBeLessThan(5000)
+  expect(result.code).toBe(3)
+  expect(result.stderr).toBe(`clanka: ${LOST}\n`)
+  const events = parse(result.stdout)
+  expect(events.map((event) => event._tag)).toEqual(["AgentStart", "ScriptStart", "ScriptDelta", "ScriptEnd", "Usage", "AgentError"])
+  expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
+})
+
+test.skipIf(!available)("the far side killed while a sub-agent's script runs: exit 3, not a failed sub-agent", async () => {
+  const subScript = 'await writeFile({ path: "started-2", content: "" })\nawait sleep(60000)'
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: 'console.log(await delegate("wait a minute"))' }] },
+    { blocks: [{ type: "execute", script: subScript }] },
+  ])
+  const { result, killedAt } = await killRemoteWhen("started-2", ["run", "--json", ...sshArgs(), "delegate"])
+  expect(killedAt).toBeGreaterThan(0)
+  expect(result.code).toBe(3)
+  expect(result.stderr).toBe(`clanka: ${LOST}\n`)
+  const events = parse(result.stdout)
+  expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
+  // Whether the sub-agent reports its failure before the parent notices the loss is a race; either
+  // way the parent ends the run with the executor's loss, not with a failed delegate().
+  const tags = events
+    .filter((event) => event._tag !== "SubagentComplete")
+    .map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
+  expect(tags).toEqual([
+    "AgentStart",
+    "ScriptStart",
+    "ScriptDelta",
+    "ScriptEnd",
+    "Usage",
+    "SubagentStart",
+    "SubagentPart:ScriptStart",
+    "SubagentPart:ScriptDelta",
+    "SubagentPart:ScriptEnd",
+    "SubagentPart:Usage",
+    "AgentError",
+  ])
+})
