@@ -22,7 +22,7 @@ import type {
   ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -177,15 +177,7 @@ async function* mapEvents(events: AsyncIterator<RawMessageStreamEvent>, ctx: Err
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
   let stop: StopReason | null = null
   const blocks = new Map<number, Block>()
-  while (true) {
-    let next: IteratorResult<RawMessageStreamEvent>
-    try {
-      next = await events.next()
-    } catch (error) {
-      throw toModelError(error, ctx)
-    }
-    if (next.done) throw incompleteStream(ctx)
-    const event = next.value
+  for await (const event of sdkEvents(events, ctx)) {
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage
@@ -255,4 +247,6 @@ async function* mapEvents(events: AsyncIterator<RawMessageStreamEvent>, ctx: Err
         return
     }
   }
+  // The stream ended before its final event.
+  throw incompleteStream(ctx)
 }

@@ -72,3 +72,17 @@ export function incompleteStream(context: ErrorContext): Error {
   if (context.signal?.aborted) return new CancelledError()
   return new ModelError(`${context.api} stream ended before the response was complete`, true)
 }
+
+/** The SDK stream's events with its errors turned into ModelErrors; ends when the stream ends. */
+export async function* sdkEvents<T>(events: AsyncIterator<T>, context: ErrorContext): AsyncGenerator<T> {
+  while (true) {
+    let next: IteratorResult<T>
+    try {
+      next = await events.next()
+    } catch (error) {
+      throw toModelError(error, context)
+    }
+    if (next.done) return
+    yield next.value
+  }
+}

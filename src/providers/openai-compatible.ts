@@ -11,7 +11,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -107,15 +107,7 @@ async function* mapChunks(chunks: AsyncIterator<ChatCompletionChunk>, ctx: Error
     if (open === "reasoning") yield { type: "reasoning-end" }
     open = null
   }
-  while (true) {
-    let next: IteratorResult<ChatCompletionChunk>
-    try {
-      next = await chunks.next()
-    } catch (error) {
-      throw toModelError(error, ctx)
-    }
-    if (next.done) break
-    const chunk = next.value
+  for await (const chunk of sdkEvents(chunks, ctx)) {
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
       usage = {

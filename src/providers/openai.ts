@@ -19,7 +19,7 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
 import { ModelError, type Message, type Model, type Part, type StreamRequest, type TokenUsage } from "./model.ts"
 import { modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -132,15 +132,7 @@ async function* mapEvents(events: AsyncIterator<ResponseStreamEvent>, ctx: Error
   /** item id → call id of function calls, whose argument deltas name only the item. */
   const calls = new Map<string, string>()
   let sawCall = false
-  while (true) {
-    let next: IteratorResult<ResponseStreamEvent>
-    try {
-      next = await events.next()
-    } catch (error) {
-      throw toModelError(error, ctx)
-    }
-    if (next.done) throw incompleteStream(ctx)
-    const event = next.value
+  for await (const event of sdkEvents(events, ctx)) {
     switch (event.type) {
       case "response.output_item.added": {
         const item = event.item
@@ -206,4 +198,6 @@ async function* mapEvents(events: AsyncIterator<ResponseStreamEvent>, ctx: Error
         throw toModelError({ error: { message: event.message, code: event.code } }, ctx)
     }
   }
+  // The stream ended before its final event.
+  throw incompleteStream(ctx)
 }

@@ -32,7 +32,7 @@ export const OUTPUT_WINDOW_CHARS = 1 << 20
 interface SandboxWorker {
   worker: Worker
   /** [0]: characters of output acknowledged, modulo 2^32; the worker counts what it sent. */
-  acked: Int32Array
+  acked: Int32Array<SharedArrayBuffer>
 }
 
 // Set by scripts/build.ts. In the compiled binary every module's import.meta.url is the

@@ -12,7 +12,7 @@ const FILENAME = "script.js"
 let toolNames: string[] = []
 // Flow control: `sent` counts output characters posted; the main thread adds what it has taken
 // to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
-let acked = new Int32Array(1)
+let acked: Int32Array<ArrayBufferLike> = new Int32Array(1)
 let outputWindow = Infinity
 let sent = 0
 /** A context's own JSON and Error: values handed to a script must belong to its realm. */
