@@ -133,15 +133,17 @@ async function converse(agent: Agent, print: (event: AgentEvent) => void, model:
   process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })
   let current: AbortController | undefined
+  let turn: Promise<void> = Promise.resolve()
+  let closed = false
   let last: number = ExitCode.ok
   return await new Promise<number>((resolve) => {
     const start = (line: string) => {
       current = new AbortController()
       const signal = current.signal
-      consume(agent.send(line, { signal }), print).then((code) => {
+      turn = consume(agent.send(line, { signal }), print).then((code) => {
         last = code === ExitCode.interrupted ? ExitCode.ok : code
         current = undefined
-        rl.prompt()
+        if (!closed) rl.prompt()
       })
     }
     rl.on("line", (input) => {
@@ -155,9 +157,12 @@ async function converse(agent: Agent, print: (event: AgentEvent) => void, model:
       if (current) current.abort()
       else rl.close()
     })
+    // Leaving in the middle of a turn stops it, and waits for it to wind down before the
+    // executor is closed.
     rl.on("close", () => {
+      closed = true
       current?.abort()
-      resolve(last)
+      void turn.then(() => resolve(last))
     })
     rl.prompt()
   })
