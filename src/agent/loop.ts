@@ -75,6 +75,9 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
 
     if (turn.toolCalls.length === 0) {
       const text = turn.content.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n").trim()
+      // A line typed after the answer's last block ended but before the response did is still
+      // steering: it gets its turn instead of being dropped when the run ends.
+      if (run.conversation && run.steering?.length) continue
       if (run.conversation) return { summary: text, turns }
       if (nudges < shared.maxNudges) {
         nudges++
