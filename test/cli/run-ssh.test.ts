@@ -1,7 +1,7 @@
 // `clanka run --ssh` end to end over a real sshd on loopback: the agent and its keys stay here, the
 // scripts (a sub-agent's included) run in a directory on the far side, and losing the far side in
 // the middle of a run ends it with exit 3.
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -41,6 +41,8 @@ afterEach(async () => {
 })
 
 const MODEL = "anthropic/claude-sonnet-4-5"
+// Bounded waits inside each test fail it with what was seen; this only caps the whole test.
+setDefaultTimeout(60_000)
 
 function sshArgs(): string[] {
   return ["--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin]

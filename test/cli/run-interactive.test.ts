@@ -1,0 +1,207 @@
+// Conversation mode on a real terminal: `clanka run` with no prompt, under a pseudo-terminal
+// (Bun.spawn's `terminal` option), typing as a user does. Waits poll the screen with a bound, so
+// a slow machine makes the tests slower, not wrong.
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, MAIN } from "../support/cli.ts"
+import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+
+let directory: string
+let server: FakeServer | undefined
+let session: Session | undefined
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), "clanka-interactive-"))
+})
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+afterEach(async () => {
+  session?.kill()
+  session = undefined
+  await server?.close()
+  server = undefined
+})
+
+const PROMPT = "› "
+// Bounded waits inside each test fail it with what was seen; this only caps the whole test.
+setDefaultTimeout(60_000)
+const WAIT_MS = 15_000
+
+/** clanka under a pseudo-terminal: what it shows (colours and cursor moves removed) and a keyboard. */
+class Session {
+  private raw = ""
+  private readonly decoder = new TextDecoder()
+  readonly process: ReturnType<typeof Bun.spawn>
+
+  constructor(args: string[], env: Record<string, string>) {
+    this.process = Bun.spawn([BUN, MAIN, ...args], {
+      cwd: directory,
+      env: { ...process.env, ...env, NO_COLOR: "1" },
+      terminal: {
+        cols: 200,
+        rows: 50,
+        data: (_terminal, data) => {
+          this.raw += this.decoder.decode(data, { stream: true })
+        },
+      },
+    })
+  }
+
+  /** The screen text so far, as lines would read: no escape sequences, no carriage returns. */
+  get screen(): string {
+    // biome-ignore lint: matching terminal escape sequences
+    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "")
+  }
+
+  type(text: string): void {
+    this.process.terminal!.write(text)
+  }
+
+  /** Waits until the screen matches, beyond `from` characters of screen text. */
+  async waitFor(what: string | RegExp, from = 0): Promise<number> {
+    const deadline = Date.now() + WAIT_MS
+    while (true) {
+      const rest = this.screen.slice(from)
+      const index = typeof what === "string" ? rest.indexOf(what) : rest.search(what)
+      if (index !== -1) return from + index + (typeof what === "string" ? what.length : 0)
+      if (Date.now() > deadline || this.process.exitCode !== null) {
+        throw new Error(`the terminal never showed ${String(what)}; it shows:\n${this.screen}`)
+      }
+      await Bun.sleep(20)
+    }
+  }
+
+  /** The exit code, or an error if clanka has not exited within the bound. */
+  async exited(): Promise<number> {
+    const code = await Promise.race([this.process.exited, Bun.sleep(WAIT_MS).then(() => "timeout" as const)])
+    if (code === "timeout") throw new Error(`clanka did not exit; the terminal shows:\n${this.screen}`)
+    return code
+  }
+
+  kill(): void {
+    if (this.process.exitCode === null) this.process.kill("SIGKILL")
+    this.process.terminal?.close()
+  }
+}
+
+async function converse(turns: FakeTurn[]): Promise<Session> {
+  server = await startFakeModel("anthropic", turns)
+  session = new Session(["run", "-C", directory], { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5" })
+  await session.waitFor(PROMPT)
+  return session
+}
+
+const text = (answer: string): FakeTurn => ({ blocks: [{ type: "text", text: answer }] })
+
+test("a text answer ends the turn; the next prompt carries the history; Ctrl-D leaves with exit 0", async () => {
+  const term = await converse([text("Paris is the capital of France."), text("About 2.1 million people.")])
+  expect(term.screen).toStartWith(`clanka · anthropic/claude-sonnet-4-5 · ${directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+
+  term.type("What is the capital of France?\r")
+  let seen = await term.waitFor("Paris is the capital of France.\n")
+  // The turn is over without taskComplete: the prompt is back and no nudge was sent.
+  seen = await term.waitFor(PROMPT, seen)
+  await Bun.sleep(200)
+  expect(server!.requests.length).toBe(1)
+  expect(server!.requests[0]!.lastUserText).toBe("What is the capital of France?")
+  expect(server!.requests[0]!.system).toContain("conversation")
+
+  term.type("And how many live there?\r")
+  seen = await term.waitFor("About 2.1 million people.\n", seen)
+  await term.waitFor(PROMPT, seen)
+  expect(server!.requests.length).toBe(2)
+  expect(server!.requests[1]!.body.messages).toEqual([
+    // Cache breakpoints sit on the newest user messages.
+    { role: "user", content: [{ type: "text", text: "What is the capital of France?", cache_control: { type: "ephemeral" } }] },
+    { role: "assistant", content: [{ type: "text", text: "Paris is the capital of France." }] },
+    { role: "user", content: [{ type: "text", text: "And how many live there?", cache_control: { type: "ephemeral" } }] },
+  ])
+
+  term.type("\x04")
+  expect(await term.exited()).toBe(0)
+})
+
+test("a line typed while a script runs steers: it reaches the model as a user message; /exit leaves", async () => {
+  const gate = join(directory, "gate")
+  rmSync(gate, { force: true })
+  // The script waits for the test to open the gate, which it does once the steering line is typed.
+  const waitForGate = 'let n = 0\nwhile (!(await readFile({ path: "gate" })) && n++ < 400) await sleep(50)\nconsole.log("gate open")'
+  const term = await converse([{ blocks: [{ type: "execute", script: waitForGate }] }, text("Noted, tabs it is.")])
+
+  term.type("format the code\r")
+  let seen = await term.waitFor("▸ execute")
+  seen = await term.waitFor('console.log("gate open")', seen)
+  term.type("use tabs, not spaces\r")
+  seen = await term.waitFor("use tabs, not spaces\n", seen)
+  expect(existsSync(gate)).toBe(false)
+  writeFileSync(gate, "open")
+  seen = await term.waitFor("Noted, tabs it is.\n", seen)
+  await term.waitFor(PROMPT, seen)
+
+  expect(server!.requests.length).toBe(2)
+  const second = server!.requests[1]!
+  expect(second.toolResults).toEqual(["gate open\n"])
+  expect(second.lastUserText).toBe("use tabs, not spaces")
+  const messages = second.body.messages
+  expect(messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "user"])
+  // The tool result first, then the steering line, in the user message before the next turn.
+  expect(messages[2].content.map((block: { type: string }) => block.type)).toEqual(["tool_result", "text"])
+
+  term.type("/exit\r")
+  expect(await term.exited()).toBe(0)
+})
+
+test("Ctrl-C stops the running turn and the conversation goes on; Ctrl-C when idle leaves", async () => {
+  const term = await converse([
+    { blocks: [{ type: "execute", script: 'console.log("started")\nawait sleep(60000)' }] },
+    text("Stopped; what next?"),
+  ])
+  term.type("wait a minute\r")
+  let seen = await term.waitFor("await sleep(60000)")
+  await Bun.sleep(300)
+  term.type("\x03")
+  seen = await term.waitFor(PROMPT, seen)
+  expect(term.process.exitCode).toBe(null)
+
+  term.type("never mind\r")
+  seen = await term.waitFor("Stopped; what next?\n", seen)
+  await term.waitFor(PROMPT, seen)
+  // The interrupted script's call is answered, so the provider accepts the history.
+  const messages = server!.requests[1]!.body.messages
+  expect(messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "user"])
+  expect(messages[2].content[0]).toMatchObject({ type: "tool_result", content: "(interrupted before this ran)" })
+  expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "never mind" })
+
+  term.type("\x03")
+  expect(await term.exited()).toBe(0)
+})
+
+test("Ctrl-D while a script runs stops it, kills what it started, and leaves with exit 0", async () => {
+  const pidFile = join(directory, "sleeper.pid")
+  rmSync(pidFile, { force: true })
+  const term = await converse([{ blocks: [{ type: "execute", script: 'await bash({ command: "echo $$ > sleeper.pid; exec sleep 60" })' }] }])
+  term.type("start a sleeper\r")
+  const seen = await term.waitFor('exec sleep 60" })\n')
+  const deadline = Date.now() + WAIT_MS
+  while (!existsSync(pidFile) && Date.now() < deadline) await Bun.sleep(20)
+  const pid = Number(await Bun.file(pidFile).text())
+  term.type("\x04")
+  expect(await term.exited()).toBe(0)
+  // The turn ends as interrupted, with one line and no stack trace.
+  expect(term.screen.slice(seen)).toMatch(/^10 in · 5 out · context 0% · \$0\.0001 · \d+ms\nclanka: interrupted\n$/)
+  expect(() => process.kill(pid, 0)).toThrow()
+})
+
+test("a line typed as the answer finishes is not lost: it reaches the model too", async () => {
+  // The answer streams slowly, so the line is typed after its text block ended but before the
+  // response did: too late to cut the stream, still inside the turn.
+  const term = await converse([{ blocks: [{ type: "text", text: "Here is the plan." }], delayMs: 300 }, text("Adding tests too.")])
+  term.type("plan it\r")
+  const seen = await term.waitFor("Here is the plan.\n")
+  term.type("and add tests\r")
+  await term.waitFor("Adding tests too.\n", seen)
+  expect(server!.requests.length).toBe(2)
+  expect(server!.requests[1]!.lastUserText).toBe("and add tests")
+  term.type("\x04")
+  expect(await term.exited()).toBe(0)
+})
