@@ -1,6 +1,7 @@
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
+import { checkArgs } from "./argv.ts"
 
 const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   run: () => import("./run.ts").then((m) => m.default),
@@ -19,6 +20,9 @@ const main = defineCommand({
   subCommands,
 })
 
+/** Commands whose positional words are all one argument: `clanka run fix the bug`. */
+const joinsWords = new Set(["run"])
+
 /** Runs the command line and returns the process exit code. Errors become one line on stderr. */
 export async function runCli(argv: string[]): Promise<number> {
   try {
@@ -34,7 +38,12 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stdout.write((await renderUsage(command, main)) + "\n")
       return ExitCode.ok
     }
-    rejectUnknownFlags(rest, (await resolveArgs(command)) ?? {})
+    const argsDef = (await resolveArgs(command)) ?? {}
+    const { positionals } = checkArgs(rest, argsDef)
+    const expected = Object.values(argsDef).filter((def) => def.type === "positional").length
+    if (!joinsWords.has(name!) && positionals.length > expected) {
+      throw new UsageError(`unexpected argument "${positionals[expected]}" (see clanka ${name} --help)`)
+    }
     const { result } = await runCommand(command, { rawArgs: rest })
     return typeof result === "number" ? result : ExitCode.ok
   } catch (error) {
@@ -45,26 +54,6 @@ export async function runCli(argv: string[]): Promise<number> {
 async function resolveArgs(command: CommandDef<any>): Promise<Record<string, any> | undefined> {
   const args = command.args
   return typeof args === "function" ? await args() : await args
-}
-
-/** citty accepts any flag; a serious CLI rejects the ones it does not know (exit 2). */
-function rejectUnknownFlags(rawArgs: string[], argsDef: Record<string, any>): void {
-  const known = new Set<string>()
-  for (const [name, def] of Object.entries(argsDef)) {
-    if (def.type === "positional") continue
-    known.add(name)
-    for (const alias of [def.alias ?? []].flat()) known.add(alias)
-    if (def.type === "boolean") known.add(`no-${name}`)
-  }
-  for (const arg of rawArgs) {
-    if (arg === "--") break
-    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) continue
-    const name = arg.replace(/^--?/, "").split("=")[0]!
-    const names = arg.startsWith("--") || name.length === 1 ? [name] : [...name]
-    for (const item of names) {
-      if (!known.has(item)) throw new UsageError(`unknown option "${arg}" (see clanka ${"--help"})`)
-    }
-  }
 }
 
 /** Prints one line for the user; the stack only with CLANKA_DEBUG=1. */

@@ -11,7 +11,7 @@ import { executorArgs, openExecutor } from "./executor-flags.ts"
 export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
   args: {
-    prompt: { type: "positional", required: false, description: 'the task; "-" reads it from stdin', valueHint: "PROMPT" },
+    prompt: { type: "positional", required: false, description: 'the task (all words); "-" reads it from stdin', valueHint: "PROMPT" },
     model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL)", valueHint: "SPEC" },
     "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: --model)", valueHint: "SPEC" },
     ...executorArgs,
@@ -25,7 +25,9 @@ export default defineCommand({
   async run({ args }): Promise<number> {
     const format = outputFormat(args.output, args.json)
     try {
-      return await runAgent(args, format)
+      // `clanka run fix the bug` is `clanka run "fix the bug"`.
+      const words: string[] = args._ ?? []
+      return await runAgent({ ...args, prompt: words.length > 0 ? words.join(" ") : undefined }, format)
     } catch (error) {
       // In ndjson mode the last line on stdout is always an AgentError when the run failed.
       if (format === "ndjson" && error instanceof ClankaError) {

@@ -1,0 +1,88 @@
+/**
+ * Checks a subcommand's arguments before citty parses them. citty accepts anything: unknown
+ * flags, a flag whose value is missing or is the next flag (`--ssh -e CODE` takes "-e" as the
+ * host), a flag given twice (the last one wins silently), stray words. Each of these is a usage
+ * error here, with one line naming the argument. The reading of flags follows citty's parser
+ * (node:util parseArgs): `--name value`, `--name=value`, `-x value`, `-xvalue`.
+ */
+import { UsageError } from "../errors.ts"
+
+interface Flag {
+  /** The name citty knows the flag by; aliases and `no-` forms map to it. */
+  main: string
+  type: "string" | "boolean"
+}
+
+export interface CheckedArgs {
+  /** The positional words, in order (after `--` every word is one). */
+  positionals: string[]
+}
+
+export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): CheckedArgs {
+  const flags = flagTable(argsDef)
+  const given = new Set<string>()
+  const positionals: string[] = []
+  const takeValue = (spelling: string, flag: Flag, value: string | undefined, next: () => string | undefined) => {
+    if (flag.type !== "string") return
+    if (given.has(flag.main)) throw new UsageError(`${spelling} was given twice; give it once`)
+    given.add(flag.main)
+    if (value !== undefined) return
+    const following = next()
+    if (following === undefined || isFlag(following, flags)) {
+      throw new UsageError(`${spelling} needs a value (see clanka --help)`)
+    }
+  }
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!
+    const next = () => rawArgs[++i]
+    if (arg === "--") {
+      positionals.push(...rawArgs.slice(i + 1))
+      break
+    }
+    if (!arg.startsWith("-") || arg === "-" || /^-\d/.test(arg)) {
+      positionals.push(arg)
+      continue
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=")
+      const name = arg.slice(2, eq === -1 ? undefined : eq)
+      const flag = flags.get(name)
+      if (!flag) throw unknown(arg)
+      takeValue(`--${name}`, flag, eq === -1 ? undefined : arg.slice(eq + 1), next)
+      continue
+    }
+    // A cluster of short flags; a string flag takes the rest of the word, or the next word.
+    for (let c = 1; c < arg.length; c++) {
+      const flag = flags.get(arg[c]!)
+      if (!flag) throw unknown(arg)
+      if (flag.type === "string") {
+        takeValue(`-${arg[c]}`, flag, c + 1 < arg.length ? arg.slice(c + 1) : undefined, next)
+        break
+      }
+    }
+  }
+  return { positionals }
+}
+
+function flagTable(argsDef: Record<string, any>): Map<string, Flag> {
+  const flags = new Map<string, Flag>()
+  for (const [name, def] of Object.entries(argsDef)) {
+    if (def.type === "positional") continue
+    const flag: Flag = { main: name, type: def.type === "boolean" ? "boolean" : "string" }
+    flags.set(name, flag)
+    for (const alias of [def.alias ?? []].flat() as string[]) flags.set(alias, flag)
+    if (def.type === "boolean") flags.set(`no-${name}`, flag)
+  }
+  return flags
+}
+
+/** Whether `arg` would be read as one of the flags (so it cannot be the previous flag's value). */
+function isFlag(arg: string, flags: Map<string, Flag>): boolean {
+  if (arg === "--") return true
+  if (arg.startsWith("--")) return flags.has(arg.slice(2).split("=")[0]!)
+  return arg.length > 1 && arg.startsWith("-") && flags.has(arg[1]!)
+}
+
+function unknown(arg: string): UsageError {
+  return new UsageError(`unknown option "${arg}" (see clanka --help)`)
+}

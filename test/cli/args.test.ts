@@ -1,0 +1,73 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+
+let dir: string
+let server: FakeServer | undefined
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "clanka-args-"))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+const usage = (line: string) => ({ code: 2, stdout: "", stderr: `clanka: ${line}\n` })
+
+async function finishing(): Promise<Record<string, string>> {
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: `await taskComplete("done")` }] }])
+  return { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5" }
+}
+
+describe("positional words", () => {
+  test("run joins all its words into the prompt", async () => {
+    const env = await finishing()
+    const result = await clanka(["run", "--json", "-C", dir, "fix", "the", "bug"], { env })
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", prompt: "fix the bug" })
+  })
+
+  test("run - alone still reads the prompt from stdin", async () => {
+    const env = await finishing()
+    const result = await clanka(["run", "--json", "-C", dir, "-"], { env, stdin: "from stdin\n" })
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ prompt: "from stdin" })
+  })
+
+  test("other commands reject a word they do not take, naming it", async () => {
+    expect(await clanka(["exec", "-C", dir, "a.js", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
+    expect(await clanka(["exec", "a.js", "--", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
+    expect(await clanka(["tool", "-C", dir, "ls", ".", "extra"])).toEqual(usage(`unexpected argument "extra" (see clanka tool --help)`))
+    expect(await clanka(["tools", "all"])).toEqual(usage(`unexpected argument "all" (see clanka tools --help)`))
+    expect(await clanka(["executor", "-C", dir, "now"])).toEqual(usage(`unexpected argument "now" (see clanka executor --help)`))
+  })
+})
+
+describe("flag values", () => {
+  test("a flag at the end, or followed by another flag, needs a value", async () => {
+    expect(await clanka(["run", "--model"])).toEqual(usage("--model needs a value (see clanka --help)"))
+    expect(await clanka(["exec", "--ssh", "-e", "console.log(1)"])).toEqual(usage("--ssh needs a value (see clanka --help)"))
+    expect(await clanka(["exec", "-e"])).toEqual(usage("-e needs a value (see clanka --help)"))
+    expect(await clanka(["exec", "-C", "--timeout", "1", "-e", "1"])).toEqual(usage("-C needs a value (see clanka --help)"))
+  })
+
+  test("a flag given twice is refused", async () => {
+    expect(await clanka(["exec", "-e", "console.log(1)", "-e", "console.log(2)"])).toEqual(usage("-e was given twice; give it once"))
+    expect(await clanka(["exec", "--eval=1", "-e", "2"])).toEqual(usage("-e was given twice; give it once"))
+  })
+
+  test("values that start with - but are not flags, and the attached forms, still work", async () => {
+    const ok = (stdout: string) => ({ code: 0, stdout, stderr: "" })
+    expect(await clanka(["exec", "-C", dir, "-e", "-(1); console.log(3)"])).toEqual(ok("3\n"))
+    expect(await clanka(["exec", "-C", dir, "--eval=console.log(4)"])).toEqual(ok("4\n"))
+    expect(await clanka(["exec", `-C${dir}`, "-econsole.log(5)"])).toEqual(ok("5\n"))
+    const env = await finishing()
+    const result = await clanka(["run", "--json", "-C", dir, "--system", "-be terse", "go"], { env })
+    expect(result.code).toBe(0)
+    expect(JSON.stringify(server!.requests[0]!.body)).toContain("-be terse")
+  })
+})
