@@ -26,8 +26,17 @@ const joinsWords = new Set(["run"])
 /** Runs the command line and returns the process exit code. Errors become one line on stderr. */
 export async function runCli(argv: string[]): Promise<number> {
   try {
-    if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h") {
-      process.stdout.write((await renderUsage(main)) + "\n")
+    // Only global flags before the command: help wins over the version.
+    if (argv.length === 0 || argv[0]!.startsWith("-")) {
+      const unknown = argv.find((arg) => !["--help", "-h", "--version", "-v"].includes(arg))
+      if (unknown !== undefined) {
+        throw new UsageError(`${unknown.startsWith("-") ? "unknown option" : "unknown command"} "${unknown}" (see clanka --help)`)
+      }
+      if (argv.length > 0 && !argv.includes("--help") && !argv.includes("-h")) {
+        process.stdout.write(`clanka ${VERSION}\n`)
+        return ExitCode.ok
+      }
+      process.stdout.write(plain(await renderUsage(main)) + "\n")
       return argv.length === 0 ? ExitCode.usage : ExitCode.ok
     }
     const [name, ...rest] = argv
@@ -35,7 +44,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (!load) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(subCommands).join(", ")} (clanka --help)`)
     const command = await load()
     if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write((await renderUsage(command, main)) + "\n")
+      process.stdout.write(plain(await renderUsage(command, main)) + "\n")
       return ExitCode.ok
     }
     const argsDef = (await resolveArgs(command)) ?? {}
@@ -54,6 +63,12 @@ export async function runCli(argv: string[]): Promise<number> {
 async function resolveArgs(command: CommandDef<any>): Promise<Record<string, any> | undefined> {
   const args = command.args
   return typeof args === "function" ? await args() : await args
+}
+
+/** citty colours its help unless NO_COLOR=1 or CI; colour only a terminal, and honour any NO_COLOR. */
+function plain(text: string): string {
+  const colour = process.stdout.isTTY && !process.env.NO_COLOR
+  return colour ? text : text.replace(/\x1b\[[0-9;]*m/g, "")
 }
 
 /** Prints one line for the user; the stack only with CLANKA_DEBUG=1. */

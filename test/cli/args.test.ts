@@ -71,3 +71,27 @@ describe("flag values", () => {
     expect(JSON.stringify(server!.requests[0]!.body)).toContain("-be terse")
   })
 })
+
+describe("help and version", () => {
+  // citty colours its help unless NO_COLOR=1, CI or TEST is set: unset them all.
+  const colourful = { NO_COLOR: undefined, CI: undefined, TEST: undefined, TERM: "xterm-256color" }
+
+  test("help has no colour codes when stdout is not a terminal", async () => {
+    for (const args of [["--help"], ["exec", "--help"]]) {
+      const result = await clanka(args, { env: colourful })
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("USAGE")
+      expect(result.stdout).not.toContain("\x1b[")
+    }
+  })
+
+  test("--version and --help together print the help; --version alone the version", async () => {
+    for (const args of [["--version", "--help"], ["--help", "--version"], ["-v", "-h"]]) {
+      const result = await clanka(args)
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain("USAGE")
+    }
+    expect((await clanka(["--version", "--version"])).stdout).toStartWith("clanka ")
+    expect(await clanka(["--verbose"])).toEqual(usage(`unknown option "--verbose" (see clanka --help)`))
+  })
+})
