@@ -19,8 +19,11 @@ export class LocalExecutor implements Executor {
   readonly directory: string
   private readonly sandbox = new Sandbox()
   private readonly todos = new TodoStore()
-  /** Processes of every running execute, so close() can kill them all. */
-  private readonly running = new Set<ProcessRegistry>()
+  /**
+   * Processes of every execute and tool call that may still have some running — also those a
+   * finished script left on purpose (a dev server) — so close() can kill them all.
+   */
+  private readonly started = new Set<ProcessRegistry>()
 
   constructor(options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
@@ -43,7 +46,7 @@ export class LocalExecutor implements Executor {
     const abort = new AbortController()
     const processes = new ProcessRegistry()
     const ctx = this.context(abort.signal, processes, options)
-    this.running.add(processes)
+    this.started.add(processes)
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
     const run = this.sandbox.run({
@@ -57,14 +60,13 @@ export class LocalExecutor implements Executor {
     run.result.then((result) => {
       finished = true
       options.signal?.removeEventListener("abort", onCancel)
-      this.running.delete(processes)
-      if (result.ok) return output.end()
+      // Tool calls the script did not wait for can no longer deliver their results: stop them.
+      abort.abort(new CancelledError(result.ok ? "the script ended" : result.error))
       // A stopped script's processes go with it; a script that ended normally may leave
-      // background servers it started on purpose.
-      if (result.reason !== "error") {
-        abort.abort(new CancelledError(result.error))
-        processes.killAll()
-      }
+      // background servers it started on purpose, until the executor closes.
+      if (!result.ok && result.reason !== "error") processes.killAll()
+      if (processes.empty) this.started.delete(processes)
+      if (result.ok) return output.end()
       output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
     })
     return (async function* () {
@@ -83,18 +85,23 @@ export class LocalExecutor implements Executor {
 
   async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
     const processes = new ProcessRegistry()
+    this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
       onTaskComplete: () => {},
       onSubagent: async () => {
         throw new ToolError("sub-agents need a model: use `clanka run`")
       },
     })
-    return callTool(tool, params, ctx)
+    try {
+      return await callTool(tool, params, ctx)
+    } finally {
+      if (processes.empty) this.started.delete(processes)
+    }
   }
 
   async close(): Promise<void> {
-    for (const processes of this.running) processes.killAll()
-    this.running.clear()
+    for (const processes of this.started) processes.killAll()
+    this.started.clear()
     this.sandbox.close()
   }
 

@@ -5,8 +5,11 @@ export type ToMain =
   | { type: "call"; runId: number; callId: number; tool: string; params: string | undefined }
   /** `sent`: the worker's output counter (characters, modulo 2^32) when the script ended. */
   | { type: "done"; runId: number; sent: number }
-  /** `output` is the full report for the model; `error` the one-line reason. */
-  | { type: "failed"; runId: number; error: string; output: string; sent: number }
+  /**
+   * `output` is the full report for the model; `error` the one-line reason. Not `reusable` when
+   * the script may still be running (an error escaped it from a timer or an unhandled promise).
+   */
+  | { type: "failed"; runId: number; error: string; output: string; sent: number; reusable: boolean }
 
 export type ToWorker =
   /** `acked` counts output characters the main thread has taken; `window` how far ahead to run. */

@@ -89,6 +89,7 @@ export class Sandbox {
         options.signal?.removeEventListener("abort", onAbort)
         worker.removeEventListener("message", onMessage)
         worker.removeEventListener("error", onError)
+        worker.removeEventListener("close", onClose)
         if (reusable && sent !== undefined && this.idle.length < MAX_IDLE_WORKERS) this.idle.push(slot)
         else worker.terminate()
         resolve(result)
@@ -108,13 +109,19 @@ export class Sandbox {
             break
           case "failed":
             options.onOutput(message.output)
-            finish({ ok: false, reason: "error", error: message.error }, true, message.sent)
+            finish({ ok: false, reason: "error", error: message.error }, message.reusable, message.sent)
             break
         }
       }
       const onError = (event: ErrorEvent) => {
         const line = event.message.split("\n").find((text) => /Error\b/.test(text)) ?? event.message
         const error = `the sandbox worker crashed: ${line.trim()}`
+        options.onOutput(error + "\n")
+        finish({ ok: false, reason: "error", error }, false)
+      }
+      // A script that reached the worker's own process.exit ends the worker, and with it the run.
+      const onClose = () => {
+        const error = "the script stopped the sandbox worker"
         options.onOutput(error + "\n")
         finish({ ok: false, reason: "error", error }, false)
       }
@@ -127,6 +134,7 @@ export class Sandbox {
       }, options.timeoutMs)
       worker.addEventListener("message", onMessage)
       worker.addEventListener("error", onError)
+      worker.addEventListener("close", onClose)
       if (options.signal?.aborted) return onAbort()
       options.signal?.addEventListener("abort", onAbort)
       worker.postMessage({ type: "run", runId, script: options.script } satisfies ToWorker)

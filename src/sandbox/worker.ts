@@ -15,6 +15,7 @@ let toolNames: string[] = []
 let acked: Int32Array<ArrayBufferLike> = new Int32Array(1)
 let outputWindow = Infinity
 let sent = 0
+
 /** A context's own JSON and Error: values handed to a script must belong to its realm. */
 interface Realm {
   JSON: JSON
@@ -23,14 +24,16 @@ interface Realm {
 const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; realm: Realm }>()
 let nextCallId = 1
 
+/** The script running now, if any: errors that escape it are reported against it. */
+let current: { runId: number; script: string; settled: boolean } | undefined
+
 self.onmessage = (event) => {
   const message = event.data
   if (message.type === "init") {
     toolNames = message.toolNames
     acked = message.acked
     outputWindow = message.window
-  }
-  else if (message.type === "run") void run(message.runId, message.script)
+  } else if (message.type === "run") void run(message.runId, message.script)
   else if (message.type === "result") {
     const call = pending.get(message.callId)
     if (!call) return
@@ -38,6 +41,27 @@ self.onmessage = (event) => {
     if (message.ok) call.resolve(message.value === undefined ? undefined : call.realm.JSON.parse(message.value))
     else call.reject(new call.realm.Error(message.error))
   }
+}
+
+// A rejection nobody handles or an error thrown from a timer ends the script, as it would end a
+// Node program; the worker is not reused, since the script's other code may still be running.
+process.on("unhandledRejection", (reason) => failCurrent(reason, "Uncaught (in promise) "))
+process.on("uncaughtException", (error) => failCurrent(error, "Uncaught "))
+
+// Nothing in this thread may write to the process's stdout, which may carry the protocol:
+// whatever reaches it becomes the script's output instead.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.write = ((chunk: unknown) => {
+    if (current && !current.settled) postOutput(current.runId, typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk as Uint8Array))
+    return true
+  }) as typeof stream.write
+}
+
+function failCurrent(error: unknown, prefix: string): void {
+  if (!current || current.settled) return
+  current.settled = true
+  const { summary, report } = describeRuntimeError(error, current.script)
+  post({ type: "failed", runId: current.runId, error: prefix + summary, output: prefix + report, sent, reusable: false })
 }
 
 function post(message: ToMain): void {
@@ -69,7 +93,7 @@ async function run(runId: number, original: string): Promise<void> {
     compiled = compile(script)
   } catch (error) {
     // A repair that does not compile either keeps the original script's error.
-    const reported = script === original ? error : compileError(original) ?? error
+    const reported = script === original ? error : (compileError(original) ?? error)
     const { message, line } = describeSyntaxError(reported)
     const where = line ? ` (line ${line})` : ""
     const source = line ? sourceLine(original, line) : ""
@@ -77,48 +101,66 @@ async function run(runId: number, original: string): Promise<void> {
       type: "failed",
       runId,
       sent,
+      reusable: true,
       error: `SyntaxError: ${message}${where}`,
       output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
     })
     return
   }
+  const state = { runId, script, settled: false }
+  current = state
   const { context, realm } = createContext(runId, timers)
   try {
     await compiled.runInContext(context)
-    post({ type: "done", runId, sent })
+    if (!state.settled) post({ type: "done", runId, sent })
   } catch (error) {
-    const { summary, report } = describeRuntimeError(error, script)
-    post({ type: "failed", runId, error: summary, output: report, sent })
+    if (!state.settled) {
+      const { summary, report } = describeRuntimeError(error, script)
+      post({ type: "failed", runId, error: summary, output: report, sent, reusable: true })
+    }
   } finally {
+    state.settled = true
+    if (current === state) current = undefined
     for (const timer of timers) clearTimeout(timer)
     for (const [id, call] of pending) if (call.realm === realm) pending.delete(id)
   }
 }
 
+/** What the context's own bootstrap receives; none of it is reachable from the script. */
+interface Host {
+  names: string[]
+  print(...args: unknown[]): void
+  call(tool: string, args: unknown[], site: Error): Promise<unknown>
+  fetch: typeof fetch
+  setTimeout: typeof setTimeout
+  setInterval: typeof setInterval
+  clearTimeout: typeof clearTimeout
+  clearInterval: typeof clearInterval
+}
+
+// Runs inside the context: the script's globals are the context's own functions, so reflection
+// on them (`console.log.constructor`) finds the context's Function, not this thread's.
+// `site` records where the script called a tool, for the line of an uncaught rejection.
+const BOOTSTRAP = `(function (host) {
+  "use strict"
+  const g = globalThis
+  const print = function (...args) { host.print(...args) }
+  g.console = { log: print, info: print, warn: print, error: print, debug: print, trace: print, dir: print, table: print }
+  g.fetch = function (input, init) { return host.fetch(input, init) }
+  g.setTimeout = function (fn, ms, ...args) { return host.setTimeout(fn, ms, ...args) }
+  g.setInterval = function (fn, ms, ...args) { return host.setInterval(fn, ms, ...args) }
+  g.clearTimeout = function (id) { host.clearTimeout(id) }
+  g.clearInterval = function (id) { host.clearInterval(id) }
+  for (const name of host.names) g[name] = function (...args) { return host.call(name, args, new Error()) }
+  return { JSON, Error }
+})`
+
 function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>): { context: vm.Context; realm: Realm } {
-  const print = (...args: unknown[]) => postOutput(runId, formatWithOptions({ colors: false }, ...args) + "\n")
-  const console = {
-    log: print, info: print, warn: print, error: print, debug: print, trace: print,
-    dir: (value: unknown) => print(value),
-    table: (value: unknown) => print(value),
-  }
-  const track = <T extends (...args: any[]) => ReturnType<typeof setTimeout>>(schedule: T) =>
-    ((...args: Parameters<T>) => {
-      const timer = schedule(...args)
-      timers.add(timer)
-      return timer
-    }) as T
   const context = vm.createContext({
-    console,
-    fetch,
     Headers, Request, Response, URL, URLSearchParams, TextEncoder, TextDecoder, AbortController,
     atob, btoa, structuredClone,
-    setTimeout: track(setTimeout),
-    setInterval: track(setInterval),
-    clearTimeout,
-    clearInterval,
   })
-  const realm = vm.runInContext("({ JSON, Error })", context) as Realm
+  let realm: Realm
   const call = (tool: string, args: unknown[], site: Error): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const callId = nextCallId++
@@ -137,12 +179,25 @@ function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>
       }
       post({ type: "call", runId, callId, tool, params })
     })
-  // The tool functions are made inside the context so that their promises and errors belong to it.
-  const install = new vm.Script(
-    // `site` records where the script called the tool, for the line number of an uncaught rejection.
-    `(function (names, call) { for (const name of names) globalThis[name] = function (...args) { return call(name, args, new Error()) } })`,
-  ).runInContext(context) as (names: string[], call: (tool: string, args: unknown[], site: Error) => Promise<unknown>) => void
-  install(toolNames, call)
+  const track =
+    <T extends (...args: any[]) => ReturnType<typeof setTimeout>>(schedule: T) =>
+    (...args: Parameters<T>) => {
+      const timer = schedule(...args)
+      timers.add(timer)
+      return timer
+    }
+  const host: Host = {
+    names: toolNames,
+    print: (...args) => postOutput(runId, formatWithOptions({ colors: false }, ...args) + "\n"),
+    call,
+    fetch,
+    setTimeout: track(setTimeout) as typeof setTimeout,
+    setInterval: track(setInterval) as typeof setInterval,
+    clearTimeout,
+    clearInterval,
+  }
+  const install = new vm.Script(BOOTSTRAP).runInContext(context) as (host: Host) => Realm
+  realm = install(host)
   return { context, realm }
 }
 

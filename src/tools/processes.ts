@@ -2,24 +2,57 @@ import type { ChildProcess } from "node:child_process"
 
 /**
  * Child processes started by tools during one execute. Each is spawned `detached`, so it leads a
- * process group of its own, and killAll() signals the whole group: grandchildren die too.
+ * process group of its own, and killAll() signals the whole group: grandchildren die too, and
+ * so do jobs a command put in the background, which outlive the command that started them.
  */
 export class ProcessRegistry {
-  private readonly children = new Set<ChildProcess>()
+  /** Process group ids; a group is kept after its leader exits while members may remain. */
+  private readonly groups = new Set<number>()
+  private readonly live = new Set<ChildProcess>()
 
   add(child: ChildProcess): void {
-    this.children.add(child)
-    child.once("exit", () => this.children.delete(child))
+    if (child.pid === undefined) return
+    const group = child.pid
+    this.groups.add(group)
+    this.live.add(child)
+    child.once("exit", () => {
+      this.live.delete(child)
+      if (!groupAlive(group)) this.groups.delete(group)
+    })
   }
 
+  /** Registered processes still running (leaders only). */
   get size(): number {
-    return this.children.size
+    return this.live.size
+  }
+
+  /** Whether anything this registry started may still be running. */
+  get empty(): boolean {
+    for (const group of this.groups) if (!groupAlive(group)) this.groups.delete(group)
+    return this.groups.size === 0
   }
 
   /** Kills every registered process group. */
   killAll(signal: NodeJS.Signals = "SIGKILL"): void {
-    for (const child of this.children) killGroup(child, signal)
-    this.children.clear()
+    for (const group of this.groups) {
+      try {
+        process.kill(-group, signal)
+      } catch {
+        // already gone
+      }
+    }
+    for (const child of this.live) if (child.exitCode === null) killGroup(child, signal)
+    this.groups.clear()
+    this.live.clear()
+  }
+}
+
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0)
+    return true
+  } catch {
+    return false
   }
 }
 

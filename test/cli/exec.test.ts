@@ -97,3 +97,39 @@ describe("clanka tool and clanka tools", () => {
     expect(await clanka(["--version"])).toEqual({ code: 0, stdout: `clanka ${pkg.version}\n`, stderr: "" })
   })
 })
+
+test("clanka exec returns when the script ends, killing what it left running", async () => {
+  const started = Date.now()
+  const result = await clanka(["exec", "-C", dir, "-e", `bash({ command: "sleep 30" }); await sleep(200); console.log("bye")`])
+  expect(result).toEqual({ code: 0, stdout: "bye\n", stderr: "" })
+  expect(Date.now() - started).toBeLessThan(10_000)
+  const ps = await Bun.$`ps -eo pid,stat,args`.text()
+  expect(ps.split("\n").filter((line) => / sleep 30$/.test(line) && !/ Z/.test(line))).toEqual([])
+})
+
+describe("errors that escape the script end it, with the message and line", () => {
+  test("an unhandled rejection", async () => {
+    const started = Date.now()
+    const result = await clanka(["exec", "-C", dir, "-e", `console.log("a")\nPromise.reject(new Error("unh"))\nawait sleep(5000)`])
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(result).toEqual({
+      code: 1,
+      stdout: `a\nUncaught (in promise) Error: unh (line 2)\n  2 | Promise.reject(new Error("unh"))\n`,
+      stderr: "clanka: the script failed: Uncaught (in promise) Error: unh (line 2)\n",
+    })
+  })
+
+  test("an error thrown from a timer", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `setTimeout(() => { throw new Error("async boom") }, 1)\nawait sleep(5000)`])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe("clanka: the script failed: Uncaught Error: async boom (line 1)\n")
+  })
+
+  test("an un-awaited tool call that fails names the tool", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `bash({ command: "exit 3" })\nawait sleep(5000)`])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toStartWith("clanka: the script failed: Uncaught (in promise) Error: bash: exit code 3")
+    expect(result.stderr).toEndWith("(line 1)\n")
+    expect(result.stderr.split("\n")).toHaveLength(2)
+  })
+})

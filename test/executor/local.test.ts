@@ -214,3 +214,45 @@ describe("flow control", () => {
     expect(output).toBe("next\n")
   })
 })
+
+// Errors that escape a script through timers and unhandled promises are tested through
+// `clanka exec` (test/cli/exec.test.ts): bun test handles those in workers itself.
+describe("scripts that reach outside their realm", () => {
+  test("reflection on the globals finds the script's own realm, not the executor's", async () => {
+    const { output } = await run(
+      `const g = console.log.constructor("return this")(); const h = setTimeout.constructor("return this")(); console.log(typeof g.process, typeof g.Bun, typeof h.process)`,
+    )
+    expect(output).toBe("undefined undefined undefined\n")
+  })
+
+  test("a script that reaches the worker's process cannot write to stdout or hang the executor", async () => {
+    const escape = `const p = URL.constructor("return this")().process`
+    const write = await run(`${escape}; p.stdout.write("raw\\n"); console.log("after")`)
+    expect(write.output).toBe("raw\nafter\n")
+    const started = Date.now()
+    const exit = await run(`${escape}; p.exit(3)`)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(exit.error!.message).toBe("the script stopped the sandbox worker")
+    expect((await run(`console.log("still serving")`)).output).toBe("still serving\n")
+  })
+})
+
+test("close() kills processes that finished scripts and tool calls left running", async () => {
+  const own = new LocalExecutor({ directory: dir })
+  const pids: number[] = []
+  for (const command of ["sleep 31 & echo $!", "sleep 32 & echo $!"]) {
+    let text = ""
+    for await (const chunk of own.execute({
+      script: `console.log(await bash({ command: ${JSON.stringify(command)} }))`,
+      onTaskComplete() {},
+      onSubagent: async () => "",
+    }))
+      text += chunk
+    pids.push(Number(text.trim()))
+  }
+  pids.push(Number(String(await own.executeUnsafe("bash", { command: "sleep 33 & echo $!" })).trim()))
+  for (const pid of pids) expect(await isAlive(pid)).toBe(true)
+  await own.close()
+  await Bun.sleep(100)
+  for (const pid of pids) expect(await isAlive(pid)).toBe(false)
+})
