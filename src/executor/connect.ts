@@ -2,6 +2,7 @@
  * Turns the command line's choice of executor into an Executor: this process (default), any
  * command speaking the protocol (`--executor CMD`), or clanka on another machine (`--ssh`).
  */
+import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 import type { Executor } from "./executor.ts"
@@ -10,7 +11,7 @@ export interface ConnectOptions {
   /**
    * Local: the working directory (default: cwd). With --ssh: the remote directory when HOST has
    * no `:DIR` (pass it only when the user gave -C, otherwise the remote starts in its home).
-   * Ignored with --executor: the command chooses its own directory.
+   * Refused with --executor: the command chooses its own directory (`clanka executor -C DIR`).
    */
   directory?: string
   /** A shell command line that speaks the executor protocol on its stdio. */
@@ -27,6 +28,9 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
   }
   if (options.executor !== undefined) {
     if (options.executor.trim() === "") throw new UsageError("--executor needs a command line, e.g. --executor \"clanka executor -C /srv/app\"")
+    if (options.directory !== undefined) {
+      throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
+    }
     const { RemoteExecutor } = await import("./remote.ts")
     return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor })
   }
@@ -42,8 +46,16 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
       ssh: { host: target.host, remoteBin },
     })
   }
+  if (options.directory !== undefined) await checkDirectory(options.directory)
   const { LocalExecutor } = await import("./local.ts")
   return new LocalExecutor({ directory: resolve(options.directory ?? ".") })
+}
+
+/** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */
+async function checkDirectory(directory: string): Promise<void> {
+  const info = await stat(directory).catch(() => undefined)
+  if (!info) throw new UsageError(`-C ${directory}: no such directory`)
+  if (!info.isDirectory()) throw new UsageError(`-C ${directory}: not a directory`)
 }
 
 /**

@@ -95,3 +95,30 @@ describe("help and version", () => {
     expect(await clanka(["--verbose"])).toEqual(usage(`unknown option "--verbose" (see clanka --help)`))
   })
 })
+
+describe("-C DIR", () => {
+  test("a missing directory or a file is exit 2 with one line, before anything runs", async () => {
+    const missing = join(dir, "nope")
+    expect(await clanka(["exec", "-C", missing, "-e", "console.log(1)"])).toEqual(usage(`-C ${missing}: no such directory`))
+    expect(await clanka(["tool", "-C", missing, "ls", "."])).toEqual(usage(`-C ${missing}: no such directory`))
+    const file = join(dir, "file.txt")
+    await Bun.write(file, "x")
+    expect(await clanka(["exec", "-C", file, "-e", "console.log(1)"])).toEqual(usage(`-C ${file}: not a directory`))
+  })
+
+  test("clanka run --json -C missing: no model call, AgentError last, exit 2", async () => {
+    const env = await finishing()
+    const missing = join(dir, "nope")
+    const result = await clanka(["run", "--json", "-C", missing, "x"], { env })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`clanka: -C ${missing}: no such directory\n`)
+    expect(JSON.parse(result.stdout)).toEqual({ _tag: "AgentError", message: `-C ${missing}: no such directory`, exitCode: 2 })
+    expect(server!.requests).toHaveLength(0)
+  })
+
+  test("with --executor, -C is refused: it belongs in the executor command", async () => {
+    expect(await clanka(["exec", "-C", dir, "--executor", "clanka executor", "-e", "1"])).toEqual(
+      usage(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${dir}"`),
+    )
+  })
+})
