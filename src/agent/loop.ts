@@ -6,7 +6,7 @@ import type { ContentPart } from "./events.ts"
 import { validateJson } from "./json-schema.ts"
 import type { OutputLock } from "./output-lock.ts"
 import { backoffMs, sleep, toModelError, type RetryPolicy } from "./retry.ts"
-import { buildSystemPrompt, EXECUTE_TOOL } from "./system-prompt.ts"
+import { buildSystemPrompt, EXECUTE_TOOL, toolNamesFromDts } from "./system-prompt.ts"
 import { scriptOf, streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
 
@@ -90,29 +90,51 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     nudges = 0
 
     let completed: string | undefined
-    for (const call of turn.toolCalls) {
-      const result = await runToolCall(shared, run, call)
-      let content = result.output
-      if (result.summary !== undefined) {
-        if (run.jsonSchema === undefined) completed = result.summary
-        else {
-          const verdict = checkStructured(run.jsonSchema, result.summary)
-          if (verdict.ok) {
-            completed = result.summary
-            run.emit({ _tag: "StructuredOutput", value: verdict.value })
-            return { summary: result.summary, turns, structured: { value: verdict.value } }
+    const calls = [...turn.toolCalls]
+    // Calls the loop did not get to (the run ended first) are still answered, so every Script
+    // block has its ScriptOutput and the history has a result for every call.
+    try {
+      while (calls.length) {
+        const call = calls.shift()!
+        const result = await runToolCall(shared, run, call)
+        let content = result.output
+        let structured: { value: unknown } | undefined
+        let rejected: string[] | undefined
+        if (result.summary !== undefined) {
+          if (run.jsonSchema === undefined) completed = result.summary
+          else {
+            const verdict = checkStructured(run.jsonSchema, result.summary)
+            if (verdict.ok) structured = { value: verdict.value }
+            else {
+              rejected = verdict.errors
+              content += `${content.endsWith("\n") ? "" : "\n"}taskComplete was rejected: the output does not match the JSON Schema:\n${verdict.errors.join("\n")}\nFix it and call taskComplete again.`
+            }
           }
-          schemaFailures++
-          if (schemaFailures >= MAX_SCHEMA_TRIES) {
-            throw new RunError(`the result did not match --json-schema after ${MAX_SCHEMA_TRIES} tries: ${verdict.errors.join("; ")}`)
-          }
-          content += `\ntaskComplete was rejected: the output does not match the JSON Schema:\n${verdict.errors.join("\n")}\nFix it and call taskComplete again.`
+        }
+        answer(run, call, content)
+        if (structured) {
+          for (const rest of calls.splice(0)) answer(run, rest, "(not run: the task was already complete)")
+          run.emit({ _tag: "StructuredOutput", value: structured.value })
+          return { summary: result.summary!, turns, structured }
+        }
+        if (rejected && ++schemaFailures >= MAX_SCHEMA_TRIES) {
+          throw new RunError(`the result did not match --json-schema after ${MAX_SCHEMA_TRIES} tries: ${rejected.join("; ")}`)
         }
       }
-      run.messages.push({ role: "tool", toolCallId: call.id, content })
+    } finally {
+      for (const call of calls) answer(run, call, run.signal.aborted ? CUT_FOR_INTERRUPT : "(not run: the run ended before this script)")
     }
     if (completed !== undefined) return { summary: completed, turns }
   }
+}
+
+/**
+ * The one place a tool result is recorded: the model gets `content`, and an `execute` call (whose
+ * Script block the stream showed) gets the same text as its ScriptOutput.
+ */
+function answer(run: LoopRun, call: ToolCall, content: string): void {
+  if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content })
+  run.messages.push({ role: "tool", toolCallId: call.id, content })
 }
 
 function checkStructured(schema: unknown, text: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
@@ -126,26 +148,56 @@ function checkStructured(schema: unknown, text: string): { ok: true; value: unkn
   return errors.length ? { ok: false, errors } : { ok: true, value }
 }
 
+/**
+ * A Script block streamed in a response that is then dropped (cut off, or cut short by steering)
+ * never runs. It still gets a ScriptOutput saying so, right after its ScriptEnd and before the
+ * ErrorRetry: a consumer can rely on every ScriptEnd being followed by one ScriptOutput, and the
+ * script text stays visible as the model wrote it (buffering scripts until the response is
+ * complete would hide them while they stream).
+ */
+const CUT_FOR_RETRY = "(not run: the response was cut off and the turn is retried)"
+const CUT_FOR_STEERING = "(not run: the response was cut off for your new message)"
+const CUT_FOR_INTERRUPT = "(not run: interrupted by the user)"
+const CUT_FOR_ERROR = "(not run: the response was cut off)"
+
 async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnResult> {
   for (let attempt = 0; ; attempt++) {
+    let scripts = 0
+    const dropScripts = (output: string) => {
+      for (; scripts > 0; scripts--) run.emit({ _tag: "ScriptOutput", output })
+    }
     try {
-      return await streamTurn({
+      const turn = await streamTurn({
         model: run.model,
         system: run.system,
         messages: run.messages,
         tools: [EXECUTE_TOOL],
         signal: run.signal,
         timeoutMs: shared.turnTimeoutMs,
-        emit: run.emit,
+        emit: (part) => {
+          if (part._tag === "ScriptStart") scripts++
+          run.emit(part)
+        },
         steeringPending: () => (run.steering?.length ?? 0) > 0,
       })
+      // A cut response keeps no tool calls; otherwise each streamed script is answered when run.
+      if (turn.stop === "steered") dropScripts(CUT_FOR_STEERING)
+      return turn
     } catch (raw) {
-      if (raw instanceof CancelledError || run.signal.aborted) throw new RunError("interrupted", ExitCode.interrupted)
+      if (raw instanceof CancelledError || run.signal.aborted) {
+        dropScripts(CUT_FOR_INTERRUPT)
+        throw new RunError("interrupted", ExitCode.interrupted)
+      }
       const error = toModelError(raw)
-      if (!error.retryable) throw new RunError(error.message)
+      if (!error.retryable) {
+        dropScripts(CUT_FOR_ERROR)
+        throw new RunError(error.message)
+      }
       if (attempt >= shared.retry.maxRetries) {
+        dropScripts(CUT_FOR_ERROR)
         throw new RunError(`${error.message} (gave up after ${attempt + 1} attempts)`)
       }
+      dropScripts(CUT_FOR_RETRY)
       run.emit({
         _tag: "ErrorRetry",
         error: { message: error.message, retryable: true, ...(error.status === undefined ? {} : { status: error.status }) },
@@ -162,13 +214,18 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
   }
 }
 
-/** Runs one `execute` call; the result is what the model sees (capped output, error line). */
+/**
+ * Runs one `execute` call; the result is what the model sees (capped output, error line). The
+ * caller records it (answer()).
+ */
 async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Promise<{ output: string; summary?: string }> {
-  if (call.name !== EXECUTE_TOOL.name) {
-    return { output: `error: there is no tool "${call.name}"; the only tool is execute({ script }).` }
-  }
+  if (call.name !== EXECUTE_TOOL.name) return { output: unknownToolError(shared, call.name) }
   const script = scriptOf(call.input)
-  if (script === undefined) return { output: 'error: execute needs { "script": string }.' }
+  if (script === undefined) {
+    return {
+      output: `error: execute takes {"script": "<JavaScript program>"} but got ${describeInput(call.input)}; nothing ran. Call execute again with the program in "script".`,
+    }
+  }
 
   const cap = new OutputCap(shared.outputLimitBytes)
   let summary: string | undefined
@@ -191,8 +248,34 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   let output = cap.toString()
   if (failure !== undefined) output += `${output && !output.endsWith("\n") ? "\n" : ""}The script failed: ${failure}`
   if (!output) output = "(no output)"
-  run.emit({ _tag: "ScriptOutput", output })
   return summary === undefined ? { output } : { output, summary }
+}
+
+function unknownToolError(shared: LoopShared, name: string): string {
+  // Models used to tool-per-function agents sometimes call a sandbox function as a tool.
+  if (toolNamesFromDts(shared.capabilities.toolsDts).includes(name)) {
+    return `error: ${name} is a function inside the execute sandbox, not a tool. Call execute with a program that uses it, e.g. {"script": "console.log(await ${name}(…))"}.`
+  }
+  return `error: there is no tool ${JSON.stringify(name)}. Your only tool is execute, with {"script": "<JavaScript program>"}; the functions declared in the system prompt are available inside the program.`
+}
+
+function describeInput(input: unknown): string {
+  if (typeof input === "string") input = parseJsonOr(input)
+  if (input && typeof input === "object" && !Array.isArray(input)) {
+    const keys = Object.keys(input)
+    if (keys.includes("script")) return 'a "script" that is not a string'
+    return keys.length ? `the keys ${keys.map((key) => JSON.stringify(key)).join(", ")}` : "no arguments"
+  }
+  const text = JSON.stringify(input) ?? String(input)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
 }
 
 /** delegate(task): a nested loop with empty history on the sub-agent model. */
