@@ -10,7 +10,7 @@ export interface TurnRequest {
   messages: Message[]
   tools: ToolSpec[]
   signal: AbortSignal
-  /** Inactivity limit: reset by every streamed part. */
+  /** Inactivity limit: reset by every event the provider receives (StreamRequest.onActivity). */
   timeoutMs: number
   emit(part: ContentPart): void
   /** True when a steering message waits: the stream is cut at the next text or reasoning end. */
@@ -161,10 +161,13 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined
+  let settled = false
   let rejectTimeout: (error: Error) => void = () => {}
   const timeout = new Promise<never>((_, reject) => (rejectTimeout = reject))
   timeout.catch(() => {})
   const arm = () => {
+    // A provider may still report activity while it winds down; no timer may outlive the turn.
+    if (settled) return
     clearTimeout(timer)
     timer = setTimeout(() => rejectTimeout(new TurnTimeoutError(request.timeoutMs)), request.timeoutMs)
   }
@@ -176,7 +179,14 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   aborted.catch(() => {})
 
   const iterator = request.model
-    .stream({ system: request.system, messages: request.messages, tools: request.tools, signal: controller.signal })
+    .stream({
+      system: request.system,
+      messages: request.messages,
+      tools: request.tools,
+      signal: controller.signal,
+      // Every SDK event counts, also those that map to no part (pings, usage-only chunks).
+      onActivity: arm,
+    })
     [Symbol.asyncIterator]()
   try {
     arm()
@@ -196,6 +206,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     if (request.signal.aborted) throw new CancelledError("interrupted")
     throw error
   } finally {
+    settled = true
     clearTimeout(timer)
     request.signal.removeEventListener("abort", onAbort)
     controller.abort()

@@ -81,7 +81,7 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
       } catch (error) {
         throw toModelError(error, ctx)
       }
-      yield* mapEvents(events, ctx)
+      yield* mapEvents(events, ctx, request.onActivity)
     },
   }
 }
@@ -173,11 +173,15 @@ type Block =
   | { type: "tool"; id: string; name: string; json: string }
   | { type: "other" }
 
-async function* mapEvents(events: AsyncIterator<RawMessageStreamEvent>, ctx: ErrorContext): AsyncIterable<Part> {
+async function* mapEvents(
+  events: AsyncIterator<RawMessageStreamEvent>,
+  ctx: ErrorContext,
+  onActivity?: () => void,
+): AsyncIterable<Part> {
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
   let stop: StopReason | null = null
   const blocks = new Map<number, Block>()
-  for await (const event of sdkEvents(events, ctx)) {
+  for await (const event of sdkEvents(events, ctx, onActivity)) {
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage

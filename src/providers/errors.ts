@@ -73,8 +73,15 @@ export function incompleteStream(context: ErrorContext): Error {
   return new ModelError(`${context.api} stream ended before the response was complete`, true)
 }
 
-/** The SDK stream's events with its errors turned into ModelErrors; ends when the stream ends. */
-export async function* sdkEvents<T>(events: AsyncIterator<T>, context: ErrorContext): AsyncGenerator<T> {
+/**
+ * The SDK stream's events with its errors turned into ModelErrors; ends when the stream ends.
+ * `onActivity` is called for each event, before it is mapped (StreamRequest.onActivity).
+ */
+export async function* sdkEvents<T>(
+  events: AsyncIterator<T>,
+  context: ErrorContext,
+  onActivity?: () => void,
+): AsyncGenerator<T> {
   while (true) {
     let next: IteratorResult<T>
     try {
@@ -83,6 +90,7 @@ export async function* sdkEvents<T>(events: AsyncIterator<T>, context: ErrorCont
       throw toModelError(error, context)
     }
     if (next.done) return
+    onActivity?.()
     yield next.value
   }
 }

@@ -41,6 +41,12 @@ export interface StreamRequest {
   messages: Message[]
   tools: ToolSpec[]
   signal: AbortSignal
+  /**
+   * Called for every event the provider receives from the API, including those that map to no
+   * Part (pings, block and message boundaries, usage-only chunks): the agent's turn inactivity
+   * timer is reset by it.
+   */
+  onActivity?: () => void
 }
 
 export interface Model {

@@ -48,7 +48,7 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
       } catch (error) {
         throw toModelError(error, ctx)
       }
-      yield* mapChunks(events, ctx)
+      yield* mapChunks(events, ctx, request.onActivity)
     },
   }
 }
@@ -97,7 +97,11 @@ interface Call {
   json: string
 }
 
-async function* mapChunks(chunks: AsyncIterator<ChatCompletionChunk>, ctx: ErrorContext): AsyncIterable<Part> {
+async function* mapChunks(
+  chunks: AsyncIterator<ChatCompletionChunk>,
+  ctx: ErrorContext,
+  onActivity?: () => void,
+): AsyncIterable<Part> {
   let open: "text" | "reasoning" | null = null
   const calls = new Map<number, Call>()
   let finish: string | null = null
@@ -107,7 +111,7 @@ async function* mapChunks(chunks: AsyncIterator<ChatCompletionChunk>, ctx: Error
     if (open === "reasoning") yield { type: "reasoning-end" }
     open = null
   }
-  for await (const chunk of sdkEvents(chunks, ctx)) {
+  for await (const chunk of sdkEvents(chunks, ctx, onActivity)) {
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
       usage = {

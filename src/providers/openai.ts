@@ -62,7 +62,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       } catch (error) {
         throw toModelError(error, ctx)
       }
-      yield* mapEvents(events, ctx)
+      yield* mapEvents(events, ctx, request.onActivity)
     },
   }
 }
@@ -128,11 +128,15 @@ export function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage 
   }
 }
 
-async function* mapEvents(events: AsyncIterator<ResponseStreamEvent>, ctx: ErrorContext): AsyncIterable<Part> {
+async function* mapEvents(
+  events: AsyncIterator<ResponseStreamEvent>,
+  ctx: ErrorContext,
+  onActivity?: () => void,
+): AsyncIterable<Part> {
   /** item id → call id of function calls, whose argument deltas name only the item. */
   const calls = new Map<string, string>()
   let sawCall = false
-  for await (const event of sdkEvents(events, ctx)) {
+  for await (const event of sdkEvents(events, ctx, onActivity)) {
     switch (event.type) {
       case "response.output_item.added": {
         const item = event.item
