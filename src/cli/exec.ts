@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises"
 import { ExitCode, ScriptError, ToolError, UsageError, CancelledError } from "../errors.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
+import { catchInterrupts } from "./interrupt.ts"
 
 export default defineCommand({
   meta: { name: "exec", description: "Run one code-mode script without a model and print its output" },
@@ -16,14 +17,12 @@ export default defineCommand({
     const script = await readScript(args.file, args.eval)
     const timeoutMs = parseTimeout(args.timeout)
     const executor = await openExecutor(args)
-    const abort = new AbortController()
-    const onSigint = () => abort.abort()
-    process.once("SIGINT", onSigint)
+    const interrupt = catchInterrupts()
     try {
       const output = executor.execute({
         script,
         timeoutMs,
-        signal: abort.signal,
+        signal: interrupt.signal,
         onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${summary}\n`),
         onSubagent: async () => {
           throw new ToolError("sub-agents need a model: use `clanka run`")
@@ -32,15 +31,15 @@ export default defineCommand({
       for await (const text of output) await write(text)
       return ExitCode.ok
     } catch (error) {
-      if (error instanceof CancelledError) return ExitCode.interrupted
+      if (error instanceof CancelledError || interrupt.signal.aborted) return ExitCode.interrupted
       if (error instanceof ScriptError) {
         process.stderr.write(`clanka: the script failed: ${error.message}\n`)
         return ExitCode.failed
       }
       return reportError(error)
     } finally {
-      process.off("SIGINT", onSigint)
       await executor.close()
+      interrupt.dispose()
     }
   },
 })

@@ -7,6 +7,7 @@ import type { Executor } from "../executor/executor.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { catchInterrupts } from "./interrupt.ts"
 
 export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
@@ -77,6 +78,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
   const executor = await openExecutor(args)
+  const interrupt = catchInterrupts()
   try {
     const agent = createAgent({
       executor,
@@ -89,26 +91,13 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
-    if (prompt !== undefined) return await runTask(agent, prompt, print)
-    return await converse(agent, print, model, executor)
+    // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
+    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal }), print)
+    return await converse(agent, print, model, executor, interrupt.signal)
   } finally {
+    // What the scripts started dies with the executor, also when a signal stopped the run.
     await executor.close()
-  }
-}
-
-/** Task mode: one prompt, events until AgentFinished or AgentError; Ctrl-C is exit 130. */
-async function runTask(agent: Agent, prompt: string, print: (event: AgentEvent) => void): Promise<number> {
-  const abort = new AbortController()
-  // The first Ctrl-C stops the run cleanly; a second one does not wait for that.
-  const onSigint = () => {
-    if (abort.signal.aborted) process.exit(ExitCode.interrupted)
-    abort.abort()
-  }
-  process.on("SIGINT", onSigint)
-  try {
-    return await consume(agent.send(prompt, { signal: abort.signal }), print)
-  } finally {
-    process.off("SIGINT", onSigint)
+    interrupt.dispose()
   }
 }
 
@@ -128,8 +117,15 @@ async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEv
 /**
  * Conversation mode on a terminal: each line is a prompt; lines typed while the agent works
  * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit.
+ * A signal from outside stops the turn and leaves with exit 130.
  */
-async function converse(agent: Agent, print: (event: AgentEvent) => void, model: Model, executor: Executor): Promise<number> {
+async function converse(
+  agent: Agent,
+  print: (event: AgentEvent) => void,
+  model: Model,
+  executor: Executor,
+  interrupt: AbortSignal,
+): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
   process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
@@ -164,8 +160,10 @@ async function converse(agent: Agent, print: (event: AgentEvent) => void, model:
     rl.on("close", () => {
       closed = true
       current?.abort()
-      void turn.then(() => resolve(last))
+      void turn.then(() => resolve(interrupt.aborted ? ExitCode.interrupted : last))
     })
+    // SIGTERM, SIGHUP (or a SIGINT not typed on this terminal): stop the turn and leave.
+    interrupt.addEventListener("abort", () => rl.close(), { once: true })
     rl.prompt()
   })
 }

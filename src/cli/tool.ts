@@ -3,6 +3,9 @@ import * as v from "valibot"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { findTool, InvalidParamsError, toolNames } from "../tools/registry.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { catchInterrupts } from "./interrupt.ts"
+
+const interrupted = Symbol("interrupted")
 
 export default defineCommand({
   meta: { name: "tool", description: "Call one tool directly and print its JSON result" },
@@ -16,16 +19,26 @@ export default defineCommand({
     if (!tool) throw new UsageError(`unknown tool "${args.name}"; tools: ${toolNames.join(", ")}`)
     const params = parseParams(args.params, tool.params)
     const executor = await openExecutor(args)
+    const interrupt = catchInterrupts()
     try {
-      const result = await executor.executeUnsafe(args.name, params)
+      // A tool call cannot be cancelled: a signal stops waiting for it, and closing the
+      // executor kills what it started.
+      const call = executor.executeUnsafe(args.name, params)
+      const result = await Promise.race([call, interrupt.received.then(() => interrupted)])
+      if (result === interrupted) {
+        call.catch(() => {})
+        return ExitCode.interrupted
+      }
       process.stdout.write(JSON.stringify(result ?? null, null, 2) + "\n")
       return ExitCode.ok
     } catch (error) {
+      if (interrupt.signal.aborted) return ExitCode.interrupted
       if (error instanceof InvalidParamsError) throw new UsageError(error.message)
       if (error instanceof ClankaError) throw error
       throw new ClankaError(error instanceof Error ? error.message : String(error))
     } finally {
       await executor.close()
+      interrupt.dispose()
     }
   },
 })

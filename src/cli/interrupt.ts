@@ -1,0 +1,37 @@
+/**
+ * Ctrl-C, `kill` and a closed terminal all mean "stop": SIGINT, SIGTERM and SIGHUP are handled
+ * alike. The first one aborts `signal` so the command can stop its work, close its executor
+ * (which kills every process the scripts and tools started) and exit 130; a second one exits at
+ * once, for when winding down itself hangs.
+ */
+import { ExitCode } from "../errors.ts"
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+
+export interface Interrupt {
+  /** Aborted when the first signal arrives. */
+  readonly signal: AbortSignal
+  /** Resolves when the first signal arrives (never, if none does). */
+  readonly received: Promise<void>
+  /** Stops handling the signals. */
+  dispose(): void
+}
+
+export function catchInterrupts(): Interrupt {
+  const controller = new AbortController()
+  let arrived!: () => void
+  const received = new Promise<void>((resolve) => (arrived = resolve))
+  const handler = () => {
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted)
+    controller.abort()
+    arrived()
+  }
+  for (const name of SIGNALS) process.on(name, handler)
+  return {
+    signal: controller.signal,
+    received,
+    dispose: () => {
+      for (const name of SIGNALS) process.off(name, handler)
+    },
+  }
+}

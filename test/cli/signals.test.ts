@@ -1,0 +1,98 @@
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, MAIN } from "../support/cli.ts"
+import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+
+let dir: string
+let server: FakeServer | undefined
+let count = 0
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "clanka-signals-"))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+/** A command that writes its pid to a fresh file, then sleeps as that same process. */
+function sleeper(): { command: string; pidFile: string } {
+  const pidFile = join(dir, `pid-${++count}`)
+  return { command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep 205`, pidFile }
+}
+
+/** Gone, or a zombie nobody reaps (killed processes may linger so under PID 1 here). */
+function dead(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
+  } catch {
+    return true
+  }
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting")
+    await Bun.sleep(20)
+  }
+}
+
+/** Starts clanka, waits until the sleeper runs, sends `signal`, and returns how clanka ended. */
+async function interrupt(args: string[], pidFile: string, signal: NodeJS.Signals, env: Record<string, string> = {}) {
+  const child = Bun.spawn([BUN, MAIN, ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 20_000,
+  })
+  const stdout = new Response(child.stdout).text()
+  const stderr = new Response(child.stderr).text()
+  await until(() => existsSync(pidFile))
+  const pid = Number(readFileSync(pidFile, "utf8"))
+  expect(dead(pid)).toBe(false)
+  child.kill(signal)
+  const code = await child.exited
+  // clanka has exited: what it started must be gone by now, not some time later.
+  return { code, stdout: await stdout, stderr: await stderr, sleeperDead: dead(pid) }
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  test(`clanka tool bash: ${signal} kills the command and exits 130`, async () => {
+    const { command, pidFile } = sleeper()
+    const result = await interrupt(["tool", "bash", JSON.stringify({ command })], pidFile, signal)
+    expect(result).toEqual({ code: 130, stdout: "", stderr: "", sleeperDead: true })
+  })
+}
+
+test("clanka exec: SIGTERM stops the script, kills what it started and exits 130", async () => {
+  const { command, pidFile } = sleeper()
+  const result = await interrupt(["exec", "-e", `await bash({ command: ${JSON.stringify(command)} })`], pidFile, "SIGTERM")
+  expect(result).toEqual({ code: 130, stdout: "", stderr: "", sleeperDead: true })
+})
+
+test("clanka exec --executor: SIGHUP closes the executor, which kills what the script started", async () => {
+  const { command, pidFile } = sleeper()
+  const executor = `${BUN} ${MAIN} executor -C ${dir}`
+  const script = `console.log("started"); await bash({ command: ${JSON.stringify(command)} })`
+  const result = await interrupt(["exec", "--executor", executor, "-e", script], pidFile, "SIGHUP")
+  expect(result).toEqual({ code: 130, stdout: "started\n", stderr: "", sleeperDead: true })
+})
+
+test("clanka run --json: SIGTERM ends with an AgentError line, kills what the script started, exit 130", async () => {
+  const { command, pidFile } = sleeper()
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: `await bash({ command: ${JSON.stringify(command)} })` }] },
+  ])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5" }
+  const result = await interrupt(["run", "--json", "-C", dir, "wait"], pidFile, "SIGTERM", env)
+  expect(result.code).toBe(130)
+  expect(result.sleeperDead).toBe(true)
+  expect(result.stderr).toBe("clanka: interrupted\n")
+  const last = JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)
+  expect(last).toEqual({ _tag: "AgentError", message: "interrupted", exitCode: 130 })
+})
