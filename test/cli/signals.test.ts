@@ -96,3 +96,29 @@ test("clanka run --json: SIGTERM ends with an AgentError line, kills what the sc
   const last = JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)
   expect(last).toEqual({ _tag: "AgentError", message: "interrupted", exitCode: 130 })
 })
+
+test("clanka run in conversation: SIGTERM during a turn stops it, kills what it started, exit 130", async () => {
+  const { command, pidFile } = sleeper()
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: `await bash({ command: ${JSON.stringify(command)} })` }] },
+  ])
+  let screen = ""
+  const decoder = new TextDecoder()
+  const child = Bun.spawn([BUN, MAIN, "run", "-C", dir], {
+    cwd: dir,
+    env: { ...process.env, ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", NO_COLOR: "1" },
+    terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (screen += decoder.decode(data, { stream: true })) },
+  })
+  try {
+    await until(() => screen.includes("› "))
+    child.terminal!.write("wait\r")
+    await until(() => existsSync(pidFile))
+    const pid = Number(readFileSync(pidFile, "utf8"))
+    child.kill("SIGTERM")
+    expect(await Promise.race([child.exited, Bun.sleep(10_000).then(() => "still running")])).toBe(130)
+    expect(dead(pid)).toBe(true)
+    expect(screen).toContain("clanka: interrupted")
+  } finally {
+    child.kill("SIGKILL")
+  }
+})
