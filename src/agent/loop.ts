@@ -97,6 +97,12 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
       while (calls.length) {
         const call = calls.shift()!
         const result = await runToolCall(shared, run, call)
+        if (result.stopped) {
+          // The model gets what the script printed before it was stopped, so a conversation
+          // goes on from the truth.
+          answer(run, call, result.output)
+          throw result.stopped
+        }
         let content = result.output
         let structured: { value: unknown } | undefined
         let rejected: string[] | undefined
@@ -218,7 +224,14 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
  * Runs one `execute` call; the result is what the model sees (capped output, error line). The
  * caller records it (answer()).
  */
-async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Promise<{ output: string; summary?: string }> {
+interface ToolCallResult {
+  output: string
+  summary?: string
+  /** The run must stop (interrupted, executor lost); `output` is what the script printed until then. */
+  stopped?: RunError
+}
+
+async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Promise<ToolCallResult> {
   if (call.name !== EXECUTE_TOOL.name) return { output: unknownToolError(shared, call.name) }
   const script = scriptOf(call.input)
   if (script === undefined) {
@@ -230,6 +243,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   const cap = new OutputCap(shared.outputLimitBytes)
   let summary: string | undefined
   let failure: string | undefined
+  let stopped: { error: RunError; note: string } | undefined
   try {
     for await (const text of shared.executor.execute({
       script,
@@ -240,13 +254,17 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       cap.push(text)
     }
   } catch (error) {
-    if (error instanceof ScriptError) failure = error.message
-    else if (error instanceof CancelledError || run.signal.aborted) throw new RunError("interrupted", ExitCode.interrupted)
-    else if (error instanceof ClankaError) throw new RunError(error.message, error.exitCode)
+    if (error instanceof CancelledError || run.signal.aborted)
+      stopped = { error: new RunError("interrupted", ExitCode.interrupted), note: "[interrupted by the user]" }
+    else if (error instanceof ScriptError) failure = error.message
+    else if (error instanceof ClankaError)
+      stopped = { error: new RunError(error.message, error.exitCode), note: `[stopped: ${error.message}]` }
     else throw error
   }
   let output = cap.toString()
-  if (failure !== undefined) output += `${output && !output.endsWith("\n") ? "\n" : ""}The script failed: ${failure}`
+  const newline = output && !output.endsWith("\n") ? "\n" : ""
+  if (stopped) return { output: `${output}${newline}${stopped.note}`, stopped: stopped.error }
+  if (failure !== undefined) output += `${newline}The script failed: ${failure}`
   if (!output) output = "(no output)"
   return summary === undefined ? { output } : { output, summary }
 }

@@ -1,6 +1,7 @@
 // SPEC sections 3 and 7: every ScriptStart…ScriptEnd block is followed by one ScriptOutput, and
 // its output is exactly the tool result the model receives (or says why the script never ran).
 import { afterEach, describe, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
 import type { AgentEvent } from "../../src/agent/events.ts"
 import { fakeProviders } from "../support/fake-model.ts"
 import { brief, rig, type Rig } from "./helpers.ts"
@@ -151,4 +152,35 @@ test("a turn with two scripts whose first completes the task: the second is answ
     'StructuredOutput {"n":2}',
     'AgentFinished "{\\"n\\": 2}" turns=1',
   ])
+})
+
+test("an interrupted script: the model and ScriptOutput get what it printed and that the user stopped it", async () => {
+  current = await rig(
+    "anthropic",
+    [
+      {
+        blocks: [
+          { type: "execute", script: 'console.log("started")\nawait writeFile({ path: "flag", content: "" })\nawait sleep(60000)' },
+          { type: "execute", script: 'console.log("second")' },
+        ],
+      },
+      { blocks: [{ type: "text", text: "Stopped." }] },
+    ],
+    { conversation: true },
+  )
+  const abort = new AbortController()
+  const flag = `${current.directory}/flag`
+  const poll = setInterval(() => {
+    if (existsSync(flag)) abort.abort()
+  }, 20)
+  const lines = (await current.run("go", abort.signal)).map(brief)
+  clearInterval(poll)
+  expect(lines.filter((line) => line.startsWith("ScriptOutput") || line.startsWith("Agent")).slice(1)).toEqual([
+    'ScriptOutput "started\\n[interrupted by the user]"',
+    'ScriptOutput "(not run: interrupted by the user)"',
+    "AgentError 130 interrupted",
+  ])
+  await current.run("what happened?")
+  expect(current.server.requests[1]!.toolResults).toEqual(["started\n[interrupted by the user]", "(not run: interrupted by the user)"])
+  expect(current.server.requests[1]!.lastUserText).toBe("what happened?")
 })

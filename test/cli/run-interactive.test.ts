@@ -169,7 +169,8 @@ test("Ctrl-C stops the running turn and the conversation goes on; Ctrl-C when id
   // The interrupted script's call is answered, so the provider accepts the history.
   const messages = server!.requests[1]!.body.messages
   expect(messages.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "user"])
-  expect(messages[2].content[0]).toMatchObject({ type: "tool_result", content: "(interrupted before this ran)" })
+  // The model is told what the script printed before the user stopped it.
+  expect(messages[2].content[0]).toMatchObject({ type: "tool_result", content: "started\n[interrupted by the user]" })
   expect(messages[2].content.at(-1)).toMatchObject({ type: "text", text: "never mind" })
 
   term.type("\x03")
@@ -187,8 +188,11 @@ test("Ctrl-D while a script runs stops it, kills what it started, and leaves wit
   const pid = Number(await Bun.file(pidFile).text())
   term.type("\x04")
   expect(await term.exited()).toBe(0)
-  // The turn ends as interrupted, with one line and no stack trace.
-  expect(term.screen.slice(seen)).toMatch(/^10 in · 5 out · context 0% · \$0\.0001 · \d+ms\nclanka: interrupted\n$/)
+  // The script's output says it was stopped; the turn ends as interrupted, with one line and no
+  // stack trace.
+  expect(term.screen.slice(seen)).toMatch(
+    /^10 in · 5 out · context 0% · \$0\.0001 · \d+ms\n {2}\[interrupted by the user\]\nclanka: interrupted\n$/,
+  )
   expect(() => process.kill(pid, 0)).toThrow()
 })
 
