@@ -38,14 +38,24 @@ Rules:
 - Paths are relative to the working directory.
 - If a call throws, the error is printed; read it and fix the program.`
 
+// The output is what this program prints with the real tools (test/agent/system-prompt.test.ts
+// runs it): rg groups matches under a path line, one "line:text" row each.
 const EXAMPLE = `Example program:
+\`\`\`js
 const [pkg, hits] = await Promise.all([readFile({ path: "package.json" }), rg({ pattern: "TODO", maxLines: 5 })])
 console.log(JSON.parse(pkg).name)
 console.log(hits)
+\`\`\`
 
 Its output:
+\`\`\`
 my-app
-src/main.ts:12:  // TODO: handle errors`
+src/main.ts
+12:  // TODO: handle errors
+
+src/util.ts
+4:// TODO: add tests
+\`\`\``
 
 function finishRule(options: SystemPromptOptions): string {
   if (options.jsonSchema !== undefined) {
