@@ -59,6 +59,8 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   const content: AssistantContent[] = []
   const toolCalls: ToolCall[] = []
   let usage: TokenUsage | undefined
+  /** Token counts the provider reported before its final event (kept when steering cuts). */
+  let usageSoFar: TokenUsage | undefined
   let stop: TurnResult["stop"] | undefined
   // The block being streamed: its kind, text so far and whether its Start event went out.
   let block: { kind: "text" | "reasoning"; text: string; open: boolean; providerData?: unknown } | undefined
@@ -186,6 +188,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
       signal: controller.signal,
       // Every SDK event counts, also those that map to no part (pings, usage-only chunks).
       onActivity: arm,
+      onUsage: (counts) => (usageSoFar = counts),
     })
     [Symbol.asyncIterator]()
   try {
@@ -218,7 +221,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     return {
       content: content.filter((item) => item.type === "text"),
       toolCalls: [],
-      usage: usage ?? EMPTY_USAGE,
+      usage: usage ?? usageSoFar ?? EMPTY_USAGE,
       stop,
       durationMs: performance.now() - started,
     }

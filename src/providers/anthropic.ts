@@ -81,7 +81,7 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
       } catch (error) {
         throw toModelError(error, ctx)
       }
-      yield* mapEvents(events, ctx, request.onActivity)
+      yield* mapEvents(events, ctx, request)
     },
   }
 }
@@ -176,7 +176,7 @@ type Block =
 async function* mapEvents(
   events: AsyncIterator<RawMessageStreamEvent>,
   ctx: ErrorContext,
-  onActivity?: () => void,
+  { onActivity, onUsage }: Pick<StreamRequest, "onActivity" | "onUsage">,
 ): AsyncIterable<Part> {
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
   let stop: StopReason | null = null
@@ -189,6 +189,7 @@ async function* mapEvents(
         usage.outputTokens = u.output_tokens ?? 0
         usage.cacheReadTokens = u.cache_read_input_tokens ?? 0
         usage.cacheWriteTokens = u.cache_creation_input_tokens ?? 0
+        onUsage?.({ ...usage })
         break
       }
       case "content_block_start": {
@@ -243,6 +244,7 @@ async function* mapEvents(
         if (u.cache_read_input_tokens != null) usage.cacheReadTokens = u.cache_read_input_tokens
         if (u.cache_creation_input_tokens != null) usage.cacheWriteTokens = u.cache_creation_input_tokens
         usage.outputTokens = u.output_tokens
+        onUsage?.({ ...usage })
         stop = event.delta.stop_reason ?? stop
         break
       }

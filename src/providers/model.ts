@@ -47,6 +47,12 @@ export interface StreamRequest {
    * timer is reset by it.
    */
   onActivity?: () => void
+  /**
+   * Called with the token counts received so far, when the API reports them before its final
+   * event (Anthropic's message_start, a Chat Completions usage chunk): a response the agent cuts
+   * short (steering) still counts them. The `finish` part carries the final counts.
+   */
+  onUsage?: (usage: TokenUsage) => void
 }
 
 export interface Model {

@@ -48,7 +48,7 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
       } catch (error) {
         throw toModelError(error, ctx)
       }
-      yield* mapChunks(events, ctx, request.onActivity)
+      yield* mapChunks(events, ctx, request)
     },
   }
 }
@@ -100,7 +100,7 @@ interface Call {
 async function* mapChunks(
   chunks: AsyncIterator<ChatCompletionChunk>,
   ctx: ErrorContext,
-  onActivity?: () => void,
+  { onActivity, onUsage }: Pick<StreamRequest, "onActivity" | "onUsage">,
 ): AsyncIterable<Part> {
   let open: "text" | "reasoning" | null = null
   const calls = new Map<number, Call>()
@@ -120,6 +120,7 @@ async function* mapChunks(
         cacheReadTokens: cached,
         cacheWriteTokens: 0,
       }
+      onUsage?.({ ...usage })
     }
     const choice = chunk.choices?.[0]
     if (!choice) continue
