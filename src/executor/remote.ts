@@ -10,7 +10,7 @@ import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
 import { CapabilitiesSchema, ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
 import { InvalidParamsError } from "../tools/registry.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import type { Capabilities, ExecuteOptions, Executor } from "./executor.ts"
+import { DEFAULT_SCRIPT_TIMEOUT_MS, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
 
 export interface RemoteExecutorOptions {
   /** The command and its arguments, spawned without a shell. */
@@ -20,11 +20,18 @@ export interface RemoteExecutorOptions {
   /** Set when argv runs the system ssh: failures are worded for ssh. */
   ssh?: { host: string; remoteBin: string }
   env?: Record<string, string | undefined>
+  /** How long past a script's time limit to wait for its result (default 15 s). */
+  answerGraceMs?: number
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
 const HIGH_WATER_CHARS = 16 * 1024 * 1024
 const STDERR_LINES = 20
+/**
+ * The far side stops a script at its time limit and answers; a result this much later means it
+ * stopped answering (hung, or a link that drops packets without closing).
+ */
+const ANSWER_GRACE_MS = 15_000
 
 export class RemoteExecutor implements Executor {
   private readonly client: ProtocolClient
@@ -127,8 +134,10 @@ export class RemoteExecutor implements Executor {
     let release: (() => void) | undefined
     let requestId: number | undefined
     let settled: { value: unknown } | { error: unknown } | undefined
+    let heardAt = Date.now()
 
     const onOutput = (output: Output) => {
+      heardAt = Date.now()
       if (output._tag === "Text") {
         queue.push(output.text)
         queued += output.text.length
@@ -154,6 +163,21 @@ export class RemoteExecutor implements Executor {
       )
       .finally(() => wake?.())
     signal?.addEventListener("abort", cancel, { once: true })
+    // No handshake timeout (ssh may ask for a password), but an execute must end.
+    const limitMs = options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS
+    const graceMs = this.options.answerGraceMs ?? ANSWER_GRACE_MS
+    let deadline: Timer | undefined
+    const overdue = () => {
+      if (settled) return
+      // Output still flowing, or reading paused because this side is slow: not a silent executor.
+      if (release || Date.now() - heardAt < graceMs) return void (deadline = setTimeout(overdue, graceMs))
+      this.client.fail(
+        new ExecutorLostError(
+          `${this.who} stopped answering: no result ${seconds(graceMs)} after the script's time limit of ${seconds(limitMs)}; check it and run again`,
+        ),
+      )
+    }
+    deadline = setTimeout(overdue, limitMs + graceMs)
     try {
       while (true) {
         if (queue.length > 0) {
@@ -170,6 +194,7 @@ export class RemoteExecutor implements Executor {
         wake = undefined
       }
     } finally {
+      clearTimeout(deadline)
       signal?.removeEventListener("abort", cancel)
       release?.()
       cancel() // the consumer stopped early: the script must not run on unobserved
@@ -295,4 +320,8 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`
 }

@@ -1,0 +1,75 @@
+// An executor that takes an execute and then never answers must not hang the agent: the client
+// waits for the script's time limit plus a grace period, then reports the executor as lost.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ExecutorLostError } from "../../src/errors.ts"
+import { RemoteExecutor } from "../../src/executor/remote.ts"
+import { PROTOCOL_VERSION } from "../../src/version.ts"
+import { BUN } from "../support/cli.ts"
+
+let dir: string
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "clanka-deadline-"))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/**
+ * A fake executor: answers capabilities as clanka does; an execute gets `ticks` output
+ * notifications 100 ms apart, then a result only if `answers`.
+ */
+function fakeExecutor(ticks: number, answers: boolean): string[] {
+  const file = join(dir, `fake-${ticks}-${answers}.ts`)
+  writeFileSync(
+    file,
+    `const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n")
+const capabilities = { toolsDts: "", agentsMd: null, supportsSearch: false, protocolVersion: ${PROTOCOL_VERSION}, version: "0", directory: "/" }
+for await (const line of console) {
+  const request = JSON.parse(line)
+  if (request.method === "capabilities") send({ id: request.id, result: capabilities })
+  if (request.method === "execute") {
+    for (let i = 0; i < ${ticks}; i++) {
+      await Bun.sleep(100)
+      send({ method: "execute/output", params: { id: request.id, output: { _tag: "Text", text: "tick\\n" } } })
+    }
+    if (${answers}) send({ id: request.id, result: { ok: true } })
+  }
+}
+`,
+  )
+  return [BUN, file]
+}
+
+const noSubagents = { onTaskComplete: () => {}, onSubagent: async () => "" }
+
+test("an execute that is never answered fails with ExecutorLostError after the time limit and the grace", async () => {
+  const remote = await RemoteExecutor.start({ argv: fakeExecutor(0, false), label: "fake", answerGraceMs: 300 })
+  const started = Date.now()
+  let error: unknown
+  try {
+    for await (const _ of remote.execute({ ...noSubagents, script: "1", timeoutMs: 200 })) {
+    }
+  } catch (caught) {
+    error = caught
+  } finally {
+    await remote.close()
+  }
+  expect(error).toBeInstanceOf(ExecutorLostError)
+  expect((error as Error).message).toBe(
+    "the executor command (fake) stopped answering: no result 0.3 s after the script's time limit of 0.2 s; check it and run again",
+  )
+  expect(Date.now() - started).toBeGreaterThanOrEqual(500)
+  expect(Date.now() - started).toBeLessThan(5000)
+})
+
+test("an executor still streaming output past the deadline is waited for", async () => {
+  const remote = await RemoteExecutor.start({ argv: fakeExecutor(10, true), label: "fake", answerGraceMs: 300 })
+  let printed = ""
+  try {
+    for await (const text of remote.execute({ ...noSubagents, script: "1", timeoutMs: 200 })) printed += text
+  } finally {
+    await remote.close()
+  }
+  expect(printed).toBe("tick\n".repeat(10))
+})
