@@ -47,8 +47,9 @@ const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadToke
 
 /**
  * Streams one model response, turning parts into events as they arrive, and collects the
- * assistant message for the history. Empty text or reasoning blocks produce no events. On any
- * failure the open block is closed (so the output lock is released) and the error thrown.
+ * assistant message for the history. Empty or whitespace-only text or reasoning blocks produce no
+ * events. On any failure the open block is closed (so the output lock is released) and the error
+ * thrown.
  */
 export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   const started = performance.now()
@@ -62,7 +63,8 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   /** Token counts the provider reported before its final event (kept when steering cuts). */
   let usageSoFar: TokenUsage | undefined
   let stop: TurnResult["stop"] | undefined
-  // The block being streamed: its kind, text so far and whether its Start event went out.
+  // The block being streamed: its kind, text so far and whether its Start event went out (held
+  // back while the text is only whitespace).
   let block: { kind: "text" | "reasoning"; text: string; open: boolean; providerData?: unknown } | undefined
   let script: { id: string; decoder: ScriptDecoder; open: boolean } | undefined
   /** Ids of tool calls whose input was streamed (and shown) already. */
@@ -98,12 +100,15 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
       case "reasoning-delta": {
         if (!part.delta) return false
         block ??= { kind: part.type === "text-delta" ? "text" : "reasoning", text: "", open: false }
-        if (!block.open) {
+        block.text += part.delta
+        if (block.open) request.emit({ _tag: "ReasoningDelta", delta: part.delta })
+        else if (block.text.trim()) {
+          // The block starts at its first visible character; the whitespace held back until then
+          // goes out with it, so the deltas still add up to the exact text.
           request.emit({ _tag: "ReasoningStart" })
+          request.emit({ _tag: "ReasoningDelta", delta: block.text })
           block.open = true
         }
-        block.text += part.delta
-        request.emit({ _tag: "ReasoningDelta", delta: part.delta })
         return false
       }
       case "provider-data":
@@ -113,9 +118,11 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
       case "reasoning-end": {
         if (!block) return false
         if (block.open) request.emit({ _tag: "ReasoningEnd" })
+        // A blank text block is dropped (Anthropic refuses whitespace-only text in the history);
+        // blank reasoning is kept when it carries provider data that must be echoed.
         if (block.kind === "text") {
-          if (block.text) content.push({ type: "text", text: block.text })
-        } else if (block.text || block.providerData !== undefined) {
+          if (block.text.trim()) content.push({ type: "text", text: block.text })
+        } else if (block.text.trim() || block.providerData !== undefined) {
           content.push({
             type: "reasoning",
             text: block.text,
