@@ -35,7 +35,7 @@ export default defineCommand({
       if (interrupt.signal.aborted) return ExitCode.interrupted
       if (error instanceof InvalidParamsError) throw new UsageError(error.message)
       if (error instanceof ClankaError) throw error
-      throw new ClankaError(error instanceof Error ? error.message : String(error))
+      throw toolFailure(error instanceof Error ? error.message : String(error))
     } finally {
       await executor.close()
       interrupt.dispose()
@@ -53,4 +53,16 @@ function parseParams(text: string | undefined, schema: v.GenericSchema): unknown
     if (v.is(schema, text)) return text
     throw new UsageError(`parameters must be JSON, got: ${shown}`)
   }
+}
+
+/**
+ * A failed tool's message may carry its output (`bash: exit code 3; output:\n…`): the reason is
+ * the one line on stderr, the output goes to stdout, as the command printed it.
+ */
+function toolFailure(message: string): ClankaError {
+  const newline = message.indexOf("\n")
+  if (newline === -1) return new ClankaError(message)
+  const output = message.slice(newline + 1)
+  if (output !== "") process.stdout.write(output.endsWith("\n") ? output : output + "\n")
+  return new ClankaError(message.slice(0, newline).replace(/[;:,]?\s*output( so far)?:$/, ""))
 }
