@@ -148,7 +148,17 @@ test.skipIf(!available)("the far side killed in the middle of a script: exit 3, 
   expect(result.code).toBe(3)
   expect(result.stderr).toBe(`clanka: ${LOST}\n`)
   const events = parse(result.stdout)
-  expect(events.map((event) => event._tag)).toEqual(["AgentStart", "ScriptStart", "ScriptDelta", "ScriptEnd", "Usage", "AgentError"])
+  expect(events.map((event) => event._tag)).toEqual([
+    "AgentStart",
+    "ScriptStart",
+    "ScriptDelta",
+    "ScriptEnd",
+    "Usage",
+    "ScriptOutput",
+    "AgentError",
+  ])
+  // The script block is closed by its output so far and why it stopped.
+  expect(events.at(-2)).toEqual({ _tag: "ScriptOutput", output: `[stopped: ${LOST}]` })
   expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
 })
 
@@ -164,10 +174,14 @@ test.skipIf(!available)("the far side killed while a sub-agent's script runs: ex
   expect(result.stderr).toBe(`clanka: ${LOST}\n`)
   const events = parse(result.stdout)
   expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
-  // Whether the sub-agent reports its failure before the parent notices the loss is a race; either
-  // way the parent ends the run with the executor's loss, not with a failed delegate().
+  // The parent's script block is closed by why it stopped.
+  expect(events.filter((event) => event._tag === "ScriptOutput")).toEqual([{ _tag: "ScriptOutput", output: `[stopped: ${LOST}]` }])
+  // Whether the sub-agent reports its failure (its ScriptOutput, its SubagentComplete) before the
+  // parent notices the loss is a race; either way the parent ends the run with the executor's
+  // loss, not with a failed delegate().
   const tags = events
-    .filter((event) => event._tag !== "SubagentComplete")
+    .filter((event) => event._tag !== "SubagentComplete" && event._tag !== "ScriptOutput")
+    .filter((event) => event._tag !== "SubagentPart" || event.part._tag !== "ScriptOutput")
     .map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
   expect(tags).toEqual([
     "AgentStart",
