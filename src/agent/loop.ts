@@ -53,6 +53,7 @@ export class RunError extends ClankaError {
 export const NUDGE =
   "You answered without calling execute. If the task is not finished, continue with execute; if it is, call taskComplete(summary)."
 const MAX_SCHEMA_TRIES = 3
+const TASK_ALREADY_COMPLETE = "(not run: the task was already complete)"
 
 /** The turn loop of one agent run: model turn, scripts, repeat until done. */
 export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopResult> {
@@ -118,8 +119,10 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
           }
         }
         answer(run, call, content)
+        // taskComplete ends the run after the current script: later scripts do not run.
+        if (completed !== undefined) break
         if (structured) {
-          for (const rest of calls.splice(0)) answer(run, rest, "(not run: the task was already complete)")
+          for (const rest of calls.splice(0)) answer(run, rest, TASK_ALREADY_COMPLETE)
           run.emit({ _tag: "StructuredOutput", value: structured.value })
           return { summary: result.summary!, turns, structured }
         }
@@ -128,7 +131,12 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         }
       }
     } finally {
-      for (const call of calls) answer(run, call, run.signal.aborted ? CUT_FOR_INTERRUPT : "(not run: the run ended before this script)")
+      const reason = run.signal.aborted
+        ? CUT_FOR_INTERRUPT
+        : completed !== undefined
+          ? TASK_ALREADY_COMPLETE
+          : "(not run: the run ended before this script)"
+      for (const call of calls) answer(run, call, reason)
     }
     if (completed !== undefined) return { summary: completed, turns }
   }

@@ -184,3 +184,21 @@ test("an interrupted script: the model and ScriptOutput get what it printed and 
   expect(current.server.requests[1]!.toolResults).toEqual(["started\n[interrupted by the user]", "(not run: interrupted by the user)"])
   expect(current.server.requests[1]!.lastUserText).toBe("what happened?")
 })
+
+test("without a schema too, a script after the one that called taskComplete does not run", async () => {
+  current = await rig("openai", [
+    {
+      blocks: [
+        { type: "execute", script: 'await taskComplete("done")' },
+        { type: "execute", script: 'await writeFile({ path: "late.txt", content: "x" })' },
+      ],
+    },
+  ])
+  const lines = (await current.run("go")).map(brief).filter((line) => !line.startsWith("ScriptDelta"))
+  expect(lines.slice(-3)).toEqual([
+    'ScriptOutput "(no output)"',
+    'ScriptOutput "(not run: the task was already complete)"',
+    'AgentFinished "done" turns=1',
+  ])
+  expect(await Bun.file(`${current.directory}/late.txt`).exists()).toBe(false)
+})
