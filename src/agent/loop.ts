@@ -193,6 +193,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
           run.emit(part)
         },
         steeringPending: () => (run.steering?.length ?? 0) > 0,
+        onDroppedUsage: (usage) => run.usage.add(run.model.provider, run.model.id, usage),
       })
       // A cut response keeps no tool calls; otherwise each streamed script is answered when run.
       if (turn.stop === "steered") dropScripts(CUT_FOR_STEERING)

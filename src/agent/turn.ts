@@ -15,6 +15,8 @@ export interface TurnRequest {
   emit(part: ContentPart): void
   /** True when a steering message waits: the stream is cut at the next text or reasoning end. */
   steeringPending(): boolean
+  /** Tokens a failed response had reported before it failed: billed, so they are counted. */
+  onDroppedUsage?(usage: TokenUsage): void
 }
 
 export interface ToolCall {
@@ -213,6 +215,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     }
   } catch (error) {
     closeOpen()
+    if (usageSoFar) request.onDroppedUsage?.(usageSoFar)
     if (request.signal.aborted) throw new CancelledError("interrupted")
     throw error
   } finally {

@@ -40,3 +40,17 @@ describe.each(Object.keys(received) as FakeProvider[])("%s", (provider) => {
     expect(usage[0]).toMatchObject(received[provider])
   })
 })
+
+test("a response dropped by the turn timeout still counts the tokens it reported: they were billed", async () => {
+  current = await rig(
+    "anthropic",
+    [{ stall: { blocks: [{ type: "text", text: "hal" }] } }, { blocks: [{ type: "execute", script: 'await taskComplete("ok")' }], usage: { input: 100 } }],
+    { turnTimeoutMs: 200 },
+  )
+  const events = await current.run("go")
+  expect(events.filter((event) => event._tag === "ErrorRetry")).toHaveLength(1)
+  const finished = events.at(-1)!
+  expect(finished._tag).toBe("AgentFinished")
+  // The stalled response's message_start reported 10 input tokens (the fake's default).
+  expect(finished._tag === "AgentFinished" && finished.usage.inputTokens).toBe(110)
+})
