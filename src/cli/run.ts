@@ -13,7 +13,7 @@ export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
   args: {
     prompt: { type: "positional", required: false, description: 'the task (all words); "-" reads it from stdin', valueHint: "PROMPT" },
-    model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL)", valueHint: "SPEC" },
+    model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL, else chosen by the API key that is set)", valueHint: "SPEC" },
     "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: --model)", valueHint: "SPEC" },
     ...executorArgs,
     output: { type: "string", alias: "o", description: "pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
