@@ -79,7 +79,6 @@ export class Sandbox {
       Atomics.notify(acked, 0)
     }
     const result = new Promise<RunResult>((resolve) => {
-      let settled = false
       const finish = (result: RunResult, reusable: boolean, sent?: number) => {
         if (settled) return
         settled = true

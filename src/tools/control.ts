@@ -27,11 +27,16 @@ export const controlTools = [
     result: v.void(),
     run: (ms, ctx) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, ms)
-        ctx.signal.addEventListener("abort", () => {
+        const onAbort = () => {
           clearTimeout(timer)
           reject(ctx.signal.reason)
-        })
+        }
+        const timer = setTimeout(() => {
+          ctx.signal.removeEventListener("abort", onAbort)
+          resolve()
+        }, ms)
+        if (ctx.signal.aborted) return onAbort()
+        ctx.signal.addEventListener("abort", onAbort, { once: true })
       }),
   }),
 ]
