@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
+import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
@@ -73,6 +73,16 @@ describe("writeFile", () => {
     expect(readFileSync(file, "utf8")).toBe("#!/bin/sh\necho new\n")
     expect(statSync(file).mode & 0o777).toBe(0o755)
     expect(readdirSync(dir)).toEqual(["run.sh"])
+  })
+  test("replaces the file rather than rewriting it in place: a hard link to it keeps the old content", async () => {
+    // A reader holding the old file never sees a half-written one: temp + rename swaps the
+    // directory entry, so the other name still points at the old bytes.
+    writeFileSync(join(dir, "a.txt"), "old\n")
+    linkSync(join(dir, "a.txt"), join(dir, "before.txt"))
+    await call("writeFile", { path: "a.txt", content: "new\n" })
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("new\n")
+    expect(readFileSync(join(dir, "before.txt"), "utf8")).toBe("old\n")
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "before.txt"])
   })
   test("refuses to replace a directory", async () => {
     mkdirSync(join(dir, "d"))

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
@@ -111,6 +111,36 @@ test("a write that fails after verification is rolled back: no temp file, no cha
   )
   expect(read("a.txt")).toBe("a\n")
   expect(readdirSync(dir)).toEqual(["a.txt"])
+})
+
+test("directories created for a write that is rolled back are removed again", async () => {
+  writeFileSync(join(dir, "a.txt"), "a\n")
+  const patch = [
+    "*** Begin Patch",
+    "*** Update File: a.txt",
+    "-a",
+    "+A",
+    "*** Add File: newdir/deep/a.txt",
+    "+new",
+    "*** Add File: /proc/clanka-x/y.txt",
+    "+y",
+    "*** End Patch",
+  ].join("\n")
+  expect(await failure(patch)).toBe(
+    "applyPatch: could not write /proc/clanka-x/y.txt: ENOENT: no such file or directory, mkdir '/proc/clanka-x'; no file was changed",
+  )
+  expect(read("a.txt")).toBe("a\n")
+  expect(existsSync(join(dir, "newdir"))).toBe(false)
+  expect(readdirSync(dir)).toEqual(["a.txt"])
+})
+
+test("a patched file is replaced, not rewritten in place: a hard link to it keeps the old content", async () => {
+  writeFileSync(join(dir, "a.txt"), "old\n")
+  linkSync(join(dir, "a.txt"), join(dir, "before.txt"))
+  expect(await callTool("applyPatch", "*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch", context())).toBe("M a.txt")
+  expect(read("a.txt")).toBe("new\n")
+  expect(read("before.txt")).toBe("old\n")
+  expect(readdirSync(dir).sort()).toEqual(["a.txt", "before.txt"])
 })
 
 test("changes to one file in several sections apply in order", async () => {
