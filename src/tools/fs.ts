@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import type { Stats } from "node:fs"
-import { chmod, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
+import { chmod, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, resolve } from "node:path"
 import * as v from "valibot"
 import { ToolError } from "../errors.ts"
@@ -86,7 +86,8 @@ export const fsTools: Tool[] = [
       const target = resolvePath(ctx, path)
       if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
       await mkdirFor(target, path, "writeFile")
-      await writeAtomic(target, content)
+      // Through a symlink to its target: renaming over the link would replace it with a file.
+      await writeAtomic(await realpath(target).catch(() => target), content)
     },
   }),
   defineTool({

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
-import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
+import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
@@ -83,6 +83,14 @@ describe("writeFile", () => {
     expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("new\n")
     expect(readFileSync(join(dir, "before.txt"), "utf8")).toBe("old\n")
     expect(readdirSync(dir).sort()).toEqual(["a.txt", "before.txt"])
+  })
+  test("writes through a symlink: the target changes and the link stays a link", async () => {
+    writeFileSync(join(dir, "real.txt"), "old\n")
+    symlinkSync("real.txt", join(dir, "link.txt"))
+    await call("writeFile", { path: "link.txt", content: "new\n" })
+    expect(readFileSync(join(dir, "real.txt"), "utf8")).toBe("new\n")
+    expect(lstatSync(join(dir, "link.txt")).isSymbolicLink()).toBe(true)
+    expect(readdirSync(dir).sort()).toEqual(["link.txt", "real.txt"])
   })
   test("refuses to replace a directory", async () => {
     mkdirSync(join(dir, "d"))
