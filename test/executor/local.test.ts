@@ -164,6 +164,36 @@ describe("LocalExecutor", () => {
     expect(output).toBe("clean\n")
   })
 
+  test("the timers of a finished script stop: an interval it left ticking does not tick on", async () => {
+    // Each tick fetches from a local server, so ticks are seen from outside the sandbox even
+    // after the script ended (its own output and tool calls are dropped then).
+    const seen: number[] = []
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(request) {
+        seen.push(Number(new URL(request.url).searchParams.get("n")))
+        return new Response("ok")
+      },
+    })
+    try {
+      const script = `let n = 0
+setInterval(() => { fetch("${server.url}tick?n=" + n++).catch(() => {}) }, 5)
+setTimeout(() => { fetch("${server.url}late?n=-1").catch(() => {}) }, 200)
+await sleep(100)
+console.log(n)`
+      const { output, error } = await run(script)
+      expect(error).toBeUndefined()
+      const issued = Number(output)
+      expect(issued).toBeGreaterThan(0)
+      for (let i = 0; i < 200 && seen.length < issued; i++) await Bun.sleep(10)
+      await Bun.sleep(300)
+      expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: issued }, (_, i) => i))
+    } finally {
+      server.stop(true)
+    }
+  })
+
   test("executeUnsafe calls one tool; delegate says it needs clanka run", async () => {
     await executor.executeUnsafe("writeFile", { path: "u.txt", content: "x" })
     expect(await executor.executeUnsafe("readFile", { path: "u.txt" })).toBe("x")
@@ -187,9 +217,17 @@ describe("script repair in the sandbox", () => {
   })
 
   test("a script the repair cannot fix reports the original parse error", async () => {
-    const { error } = await run("console.log(`a `b` c`)\nconst = 1")
-    expect(error!.message).toStartWith("SyntaxError: ")
-    expect(error!.message).toEndWith("(line 1)")
+    const plain = await run("console.log(`a `b` c`)\nconst = 1")
+    expect(plain.error).toBeInstanceOf(ScriptError)
+    expect(plain.error!.message).toBe("SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1)")
+    expect(plain.output).toBe(
+      "SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1)\n  1 | console.log(`a `b` c`)\n",
+    )
+    // Fenced: the repair strips the fence and still cannot parse. The error reported is the one
+    // of the script as written, so its line number and source line match what the model wrote.
+    const fenced = await run("```js\nconsole.log(`a `b` c`)\nconst = 1\n```")
+    expect(fenced.error!.message).toBe("SyntaxError: Unexpected identifier 'a' (line 2)")
+    expect(fenced.output).toBe("SyntaxError: Unexpected identifier 'a' (line 2)\n  2 | console.log(`a `b` c`)\n")
   })
 })
 
