@@ -146,6 +146,8 @@ describe("anthropic provider", () => {
     [500, true, "Anthropic API error 500 (api_error): slow down"],
     [400, false, "Anthropic API error 400 (invalid_request_error): slow down"],
     [401, false, "Anthropic API error 401 (authentication_error): slow down — check ANTHROPIC_API_KEY"],
+    [403, false, "Anthropic API error 403 (permission_error): slow down — check ANTHROPIC_API_KEY"],
+    [404, false, "Anthropic API error 404 (not_found_error): slow down"],
   ])("HTTP %d becomes a ModelError, retryable %p", async (status, retryable, message) => {
     const model = await start([{ error: { status, message: "slow down" } }])
     const error = await failure(collect(model))

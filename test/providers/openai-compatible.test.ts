@@ -94,6 +94,8 @@ describe("openai-compatible provider (Chat Completions)", () => {
     [429, true],
     [500, true],
     [400, false],
+    [403, false],
+    [404, false],
   ])("HTTP %d becomes a ModelError, retryable %p", async (status, retryable) => {
     const model = await start([{ error: { status, message: "nope" } }])
     const error = (await failure(collect(model))) as ModelError

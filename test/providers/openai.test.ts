@@ -117,6 +117,8 @@ describe("openai provider (Responses API)", () => {
     [503, true, "OpenAI API error 503 (server_error): slow down"],
     [400, false, "OpenAI API error 400 (invalid_request_error): slow down"],
     [401, false, "OpenAI API error 401 (invalid_api_key): slow down — check OPENAI_API_KEY"],
+    [403, false, "OpenAI API error 403 (unsupported_country_region_territory): slow down — check OPENAI_API_KEY"],
+    [404, false, "OpenAI API error 404 (model_not_found): slow down"],
   ])("HTTP %d becomes a ModelError, retryable %p", async (status, retryable, message) => {
     const model = await start([{ error: { status, message: "slow down" } }])
     const error = (await failure(collect(model))) as ModelError

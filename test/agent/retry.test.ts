@@ -1,0 +1,85 @@
+// SPEC section 6: 429/5xx are retried with exponential backoff and jitter, up to a limit;
+// 400/401/403/404 end the run at once with one clear line.
+import { afterEach, describe, expect, spyOn, test } from "bun:test"
+import { backoffMs, DEFAULT_RETRY } from "../../src/agent/retry.ts"
+import { fakeProviders, type FakeProvider } from "../support/fake-model.ts"
+import { brief, rig, type Rig } from "./helpers.ts"
+
+let current: Rig | undefined
+afterEach(async () => {
+  await current?.close()
+  current = undefined
+})
+
+describe("backoffMs: exponential with jitter in the upper half, capped", () => {
+  const policy = { maxRetries: 6, baseMs: 100, maxMs: 1000 }
+
+  test("every wait lies in [ceiling/2, ceiling], the ceiling doubling per attempt up to maxMs", () => {
+    const ceilings = [100, 200, 400, 800, 1000, 1000, 1000]
+    for (const [attempt, ceiling] of ceilings.entries()) {
+      const waits = Array.from({ length: 200 }, () => backoffMs(policy, attempt))
+      for (const wait of waits) {
+        expect(wait).toBeGreaterThanOrEqual(ceiling / 2)
+        expect(wait).toBeLessThanOrEqual(ceiling)
+      }
+      // Jitter: the waits of one attempt are not all the same.
+      expect(new Set(waits).size).toBeGreaterThan(1)
+    }
+  })
+
+  test("the bounds are reached exactly at the extremes of the random draw", () => {
+    const random = spyOn(Math, "random")
+    try {
+      random.mockReturnValue(0)
+      expect([0, 1, 2, 3, 4, 10].map((attempt) => backoffMs(policy, attempt))).toEqual([50, 100, 200, 400, 500, 500])
+      random.mockReturnValue(0.999999)
+      expect([0, 1, 2, 3, 4, 10].map((attempt) => Math.round(backoffMs(policy, attempt)))).toEqual([100, 200, 400, 800, 1000, 1000])
+    } finally {
+      random.mockRestore()
+    }
+  })
+
+  test("the default policy: 6 retries, 1 s first wait, 30 s at most", () => {
+    expect(DEFAULT_RETRY).toEqual({ maxRetries: 6, baseMs: 1000, maxMs: 30_000 })
+  })
+})
+
+const refused: Record<FakeProvider, (status: number, url: string) => string> = {
+  anthropic: (status) =>
+    status === 403
+      ? "Anthropic API error 403 (permission_error): fake error 403 — check ANTHROPIC_API_KEY"
+      : "Anthropic API error 404 (not_found_error): fake error 404",
+  openai: (status) =>
+    status === 403
+      ? "OpenAI API error 403 (unsupported_country_region_territory): fake error 403 — check OPENAI_API_KEY"
+      : "OpenAI API error 404 (model_not_found): fake error 404",
+  "openai-compatible": (status, url) =>
+    status === 403
+      ? `OpenAI-compatible API at ${url} error 403 (unsupported_country_region_territory): fake error 403 — check OPENAI_API_KEY`
+      : `OpenAI-compatible API at ${url} error 404 (model_not_found): fake error 404`,
+}
+
+describe.each(fakeProviders)("%s", (provider) => {
+  test.each([403, 404])("%d is not retried: one request, no ErrorRetry, AgentError exit 1", async (status) => {
+    current = await rig(provider, [{ error: { status } }, { blocks: [{ type: "execute", script: 'taskComplete("should not get here")' }] }])
+    const events = await current.run("go")
+    expect(events.map(brief)).toEqual(["AgentStart", `AgentError 1 ${refused[provider](status, current.server.url)}`])
+    expect(current.server.requests.length).toBe(1)
+  })
+})
+
+test("503 three times with maxRetries 2: two ErrorRetry events, then AgentError naming the attempts", async () => {
+  const unavailable = { error: { status: 503, message: "try later" } }
+  current = await rig("anthropic", [unavailable, unavailable, unavailable, { blocks: [{ type: "execute", script: 'taskComplete("late")' }] }], {
+    retry: { maxRetries: 2, baseMs: 1, maxMs: 5 },
+  })
+  const events = await current.run("go")
+  expect(events.map(brief)).toEqual([
+    "AgentStart",
+    "ErrorRetry 503",
+    "ErrorRetry 503",
+    "AgentError 1 Anthropic API error 503 (api_error): try later (gave up after 3 attempts)",
+  ])
+  expect(events[1]).toEqual({ _tag: "ErrorRetry", error: { message: "Anthropic API error 503 (api_error): try later", retryable: true, status: 503 } })
+  expect(current.server.requests.length).toBe(3)
+})
