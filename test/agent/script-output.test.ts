@@ -202,3 +202,35 @@ test("without a schema too, a script after the one that called taskComplete does
   ])
   expect(await Bun.file(`${current.directory}/late.txt`).exists()).toBe(false)
 })
+
+test("code after await taskComplete() in the same script still runs: the run ends after the script", async () => {
+  current = await rig("anthropic", [
+    {
+      blocks: [
+        {
+          type: "execute",
+          script: 'await taskComplete("done")\nconsole.log("after")\nawait writeFile({ path: "after.txt", content: "still ran" })',
+        },
+      ],
+    },
+  ])
+  const lines = (await current.run("go")).map(brief).filter((line) => !line.startsWith("ScriptDelta"))
+  expect(lines.slice(-2)).toEqual(['ScriptOutput "after\\n"', 'AgentFinished "done" turns=1'])
+  expect(await Bun.file(`${current.directory}/after.txt`).text()).toBe("still ran")
+  expect(current.server.requests.length).toBe(1)
+})
+
+test("a script printing more than the cap: the middle is cut with a marker, and the model gets exactly that", async () => {
+  current = await rig(
+    "anthropic",
+    [{ blocks: [{ type: "execute", script: 'for (let i = 0; i < 5000; i++) console.log("line " + i)' }] }, done],
+    { outputLimitBytes: 1024 },
+  )
+  const events = await current.run("go")
+  const output = (events.find((event) => event._tag === "ScriptOutput") as { output: string }).output
+  // 48,890 bytes printed. The first 512 bytes hold lines 0–64 whole (510 bytes), the last 512
+  // hold lines 4949–4999 whole (510 bytes); the cut is at line boundaries.
+  const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}\n`).join("")
+  expect(output).toBe(`${lines(0, 64)}[… 4884 lines (47870 bytes) of output dropped …]\n${lines(4949, 4999)}`)
+  expect(current.server.requests[1]!.toolResults[0]).toBe(output)
+})

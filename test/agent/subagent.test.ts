@@ -93,6 +93,51 @@ test("two sub-agents at once: wrapped events, never interleaved inside a block, 
   expect((events.at(-1) as { usage: { inputTokens: number } }).usage.inputTokens).toBe(60)
 })
 
+test("a sub-agent that delegates: the grandchild's SubagentStart/Part/Complete pass through unwrapped", async () => {
+  const turn = (request: FakeRequest): FakeTurn => {
+    const result = request.toolResults[0]?.trim()
+    if (request.lastUserText === "grandchild task") return { blocks: [{ type: "execute", script: 'taskComplete("grandchild done")' }] }
+    const next = request.lastUserText === "child task" ? "grandchild task" : "child task"
+    const prefix = request.lastUserText === "child task" ? "child got " : ""
+    if (result === undefined) return { blocks: [{ type: "execute", script: `console.log(await delegate(${JSON.stringify(next)}))` }] }
+    return { blocks: [{ type: "execute", script: `taskComplete(${JSON.stringify(prefix + result)})` }] }
+  }
+  current = await rig("anthropic", Array.from({ length: 5 }, () => turn))
+  const events = await current.run("top task")
+  const root = (events[0] as { id: string }).id
+  const child = `${root}.1`
+  // Ids are unique within the run and carry their parent's id as a prefix.
+  const grandchild = (events.find((event) => event._tag === "SubagentStart" && event.prompt === "grandchild task") as { id: string }).id
+  expect(grandchild.startsWith(`${child}.`)).toBe(true)
+  const lines = events.map(brief).filter((line) => !line.includes("ScriptDelta"))
+  const script = (tag: string, output: string) => [`${tag}ScriptStart`, `${tag}ScriptEnd`, `${tag}Usage`, `${tag}ScriptOutput ${JSON.stringify(output)}`]
+  expect(lines).toEqual([
+    "AgentStart",
+    "ScriptStart",
+    "ScriptEnd",
+    "Usage",
+    `SubagentStart ${child} "child task"`,
+    `[${child}] ScriptStart`,
+    `[${child}] ScriptEnd`,
+    `[${child}] Usage`,
+    `SubagentStart ${grandchild} "grandchild task"`,
+    ...script(`[${grandchild}] `, "(no output)"),
+    `SubagentComplete ${grandchild} "grandchild done"`,
+    `[${child}] ScriptOutput "grandchild done\\n"`,
+    ...script(`[${child}] `, "(no output)"),
+    `SubagentComplete ${child} "child got grandchild done"`,
+    'ScriptOutput "child got grandchild done\\n"',
+    ...script("", "(no output)"),
+    'AgentFinished "child got grandchild done" turns=2',
+  ])
+  // Unwrapped: no SubagentPart carries another sub-agent's events or an AgentStart.
+  const wrapped = events.flatMap((event) => (event._tag === "SubagentPart" ? [event.part._tag as string] : []))
+  expect(wrapped.filter((tag) => tag.startsWith("Subagent") || tag.startsWith("Agent"))).toEqual([])
+  // The grandchild got the sub-agent prompt too.
+  const grandRequest = current.server.requests.find((request) => request.lastUserText === "grandchild task")!
+  expect(grandRequest.system).toContain("do not call delegate")
+})
+
 async function setup(): Promise<Rig> {
   const turns = Array.from({ length: 6 }, () => dispatch)
   current = await rig("anthropic", turns, { subagentModelId: "claude-haiku-4-5" })

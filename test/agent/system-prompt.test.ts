@@ -2,7 +2,7 @@ import { afterAll, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildSystemPrompt } from "../../src/agent/system-prompt.ts"
+import { buildSystemPrompt, EXECUTE_TOOL } from "../../src/agent/system-prompt.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 
 const directory = mkdtempSync(join(tmpdir(), "clanka-prompt-"))
@@ -27,4 +27,65 @@ test("the system prompt's example output is exactly what its program prints with
   } finally {
     await executor.close()
   }
+})
+
+/** SPEC section 7: what the system prompt must tell the model. */
+const CODE_MODE_RULES: [string, RegExp][] = [
+  ["one tool", /you act through one tool, `execute`/i],
+  ["print what you need", /print what you need to see/i],
+  ["top-level await", /top-level await works/i],
+  ["variables do not persist", /variables do not persist between executes/i],
+  ["no require/import/process", /there is no require, import, process/i],
+  ["prefer applyPatch", /prefer applyPatch for edits/i],
+]
+const ONLY_WHEN_DONE = /call taskComplete\(summary\)[^\n]*call it only when everything is done/i
+
+async function realCapabilities() {
+  const dir = mkdtempSync(join(tmpdir(), "clanka-prompt-caps-"))
+  writeFileSync(join(dir, "AGENTS.md"), "Run `make lint` before you finish.\n")
+  const executor = new LocalExecutor({ directory: dir })
+  try {
+    return await executor.capabilities()
+  } finally {
+    await executor.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test("task mode: every code-mode rule, the declarations, declare const fetch, and AGENTS.md", async () => {
+  const caps = await realCapabilities()
+  const prompt = buildSystemPrompt(caps)
+  for (const [, rule] of CODE_MODE_RULES) expect(prompt).toMatch(rule)
+  expect(prompt).toMatch(ONLY_WHEN_DONE)
+  expect(prompt).not.toContain("taskComplete is not needed")
+  // Every declaration line as generated from the schemas, with its /** description */ line.
+  expect(prompt).toContain(caps.toolsDts.trim())
+  expect(prompt).toContain("/** Read a text file")
+  expect(prompt).toContain("declare function readFile(options: { path: string; startLine?: number; endLine?: number }): Promise<string | null>")
+  expect(prompt).toContain("declare function applyPatch(patch: string): Promise<string>")
+  expect(prompt).toContain("declare function taskComplete(output: string): Promise<void>")
+  expect(prompt).toMatch(/^declare const fetch: /m)
+  expect(prompt).toContain("AGENTS.md (instructions from the repository):\nRun `make lint` before you finish.")
+  expect(prompt).not.toContain("do not call delegate")
+})
+
+test("conversation mode: the same rules, but a text answer ends the turn instead of taskComplete", async () => {
+  const prompt = buildSystemPrompt({ ...(await realCapabilities()), conversation: true })
+  for (const [, rule] of CODE_MODE_RULES) expect(prompt).toMatch(rule)
+  expect(prompt).toContain("answer the user in plain text when you are done with their request; taskComplete is not needed")
+  expect(prompt).not.toMatch(ONLY_WHEN_DONE)
+})
+
+test("a sub-agent's prompt discourages delegating again", async () => {
+  const prompt = buildSystemPrompt({ ...(await realCapabilities()), subagent: true })
+  expect(prompt).toContain("do not call delegate")
+  expect(prompt).toMatch(ONLY_WHEN_DONE)
+})
+
+test("the fixed part of a request (system prompt and tool schema, without AGENTS.md and prompt) stays under 12,000 characters", async () => {
+  const caps = await realCapabilities()
+  const fixed = buildSystemPrompt({ ...caps, agentsMd: null }) + JSON.stringify(EXECUTE_TOOL)
+  expect(fixed.length).toBeLessThanOrEqual(12_000)
+  // And it is not kept small by leaving the declarations out.
+  expect(fixed.length).toBeGreaterThan(caps.toolsDts.length)
 })
