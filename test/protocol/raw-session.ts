@@ -1,4 +1,5 @@
 /** Talks to a real `clanka executor` process line by line, the way a test needs to. */
+import { afterAll, afterEach, beforeEach, expect } from "bun:test"
 import { spawn, type ChildProcess } from "node:child_process"
 import { join, resolve } from "node:path"
 
@@ -24,6 +25,7 @@ export class RawSession {
       this.waiting?.()
     })
     this.child.stderr!.on("data", (chunk) => (this.stderr += chunk))
+    this.child.stdin!.on("error", () => {}) // EPIPE once a test has stopped the executor
     this.exited = new Promise((done) => this.child.once("exit", (code) => done(code)))
   }
 
@@ -69,4 +71,28 @@ export class RawSession {
     this.child.stdin!.end()
     return this.exited
   }
+}
+
+/**
+ * A fresh executor for every test, so that what one test leaves behind (a running execute, an
+ * unread line) cannot break the next. The next one is started while a test runs, which keeps the
+ * file about as fast as one shared session. Each must exit 0 having written nothing on stderr.
+ */
+export function sessionPerTest(directory: () => string): () => RawSession {
+  let current: RawSession | undefined
+  let spare: RawSession | undefined
+  beforeEach(() => {
+    current = spare ?? new RawSession(directory())
+    spare = new RawSession(directory())
+  })
+  afterEach(async () => {
+    const session = current!
+    current = undefined
+    expect(await session.close()).toBe(0)
+    expect(session.stderr).toBe("")
+  })
+  afterAll(async () => {
+    await spare?.close()
+  })
+  return () => current!
 }
