@@ -122,3 +122,27 @@ describe("-C DIR", () => {
     )
   })
 })
+
+describe("CLANKA_DEBUG", () => {
+  const cases: [string, string[], number, string][] = [
+    ["a failing tool", ["tool", "-C", "DIR", "ls", '"missing-dir"'], 1, "clanka: ls: missing-dir does not exist"],
+    [
+      "a bad model spec",
+      ["run", "-m", "acme/x", "-C", "DIR", "hi"],
+      2,
+      'clanka: unknown model provider "acme": use one of anthropic, openai, openai-compatible (as in provider/model[:effort], e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.2:high)',
+    ],
+  ]
+  test.each(cases)("%s: one line without it; with CLANKA_DEBUG=1 the stack trace follows", async (_, raw, code, line) => {
+    const args = raw.map((arg) => (arg === "DIR" ? dir : arg))
+    const plain = await clanka(args, { env: { CLANKA_DEBUG: undefined } })
+    expect(plain).toEqual({ code, stdout: "", stderr: `${line}\n` })
+
+    const debug = await clanka(args, { env: { CLANKA_DEBUG: "1" } })
+    expect(debug.code).toBe(code)
+    const lines = debug.stderr.trimEnd().split("\n")
+    expect(lines[0]).toBe(line)
+    expect(lines.length).toBeGreaterThan(2)
+    expect(lines.filter((l) => l.startsWith("    at ")).length).toBeGreaterThan(0)
+  })
+})

@@ -33,8 +33,8 @@ class Session {
   private readonly decoder = new TextDecoder()
   readonly process: ReturnType<typeof Bun.spawn>
 
-  constructor(args: string[], env: Record<string, string>) {
-    this.process = Bun.spawn([BUN, MAIN, ...args], {
+  constructor(args: string[], env: Record<string, string>, command: string[] = [BUN, MAIN]) {
+    this.process = Bun.spawn([...command, ...args], {
       cwd: directory,
       env: { ...process.env, ...env, NO_COLOR: "1" },
       terminal: {
@@ -208,4 +208,39 @@ test("a line typed as the answer finishes is not lost: it reaches the model too"
   expect(server!.requests[1]!.lastUserText).toBe("and add tests")
   term.type("\x04")
   expect(await term.exited()).toBe(0)
+})
+
+test("run PROMPT on a terminal is a task, not a conversation, and prints pretty output on stdout", async () => {
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: 'console.log("checked")' }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("All done.")' }] },
+  ])
+  // stdout (and stdin) on the terminal, stderr thrown away: what shows is what went to stdout.
+  const stdoutOnly = ["sh", "-c", 'exec "$0" "$@" 2>/dev/null', BUN, MAIN]
+  session = new Session(["run", "-C", directory, "check it"], { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5" }, stdoutOnly)
+  expect(await session.exited()).toBe(0)
+  // The terminal may hand over its last bytes just after the process exited.
+  for (const deadline = Date.now() + 2000; !session.screen.endsWith("All done.\n") && Date.now() < deadline; ) await Bun.sleep(20)
+  const time = String.raw`(\d+ms|\d+\.\ds)`
+  expect(session.screen).toMatch(
+    new RegExp(
+      [
+        `^● anthropic/claude-sonnet-4-5 in ${directory.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+        "▸ execute",
+        String.raw`│ console\.log\("checked"\)`,
+        String.raw`10 in · 5 out · context 0% · \$0\.0001 · ${time}`,
+        "  checked",
+        "▸ execute",
+        String.raw`│ await taskComplete\("All done\."\)`,
+        String.raw`20 in · 10 out · context 0% · \$0\.0002 · ${time}`,
+        String.raw`  \(no output\)`,
+        String.raw`✓ done in ${time}, 2 turns, \$0\.0002`,
+        String.raw`All done\.\n$`,
+      ].join("\n"),
+    ),
+  )
+  // A task: the system prompt asks for taskComplete; it does not say this is a conversation.
+  expect(server.requests[0]!.system).toContain("call taskComplete(summary)")
+  expect(server.requests[0]!.system).not.toContain("This is a conversation")
+  expect(server.requests[0]!.lastUserText).toBe("check it")
 })

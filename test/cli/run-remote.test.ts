@@ -45,7 +45,23 @@ test("clanka run --executor: a sub-agent's delegate() crosses the protocol and b
 test("an executor that cannot start ends with exit 3 and one line", async () => {
   server = await startFakeModel("anthropic", [])
   const result = await clanka(["run", "-m", "anthropic/claude-sonnet-4-5", "--executor", "exit 7", "hi"], { env: server.env })
-  expect(result.code).toBe(3)
-  expect(result.stderr.split("\n").filter(Boolean).length).toBe(1)
-  expect(result.stderr).toStartWith("clanka: ")
+  expect(result).toEqual({
+    code: 3,
+    stdout: "",
+    stderr: "clanka: the executor command (exit 7) exited (exit code 7) before answering; check that it runs `clanka executor`\n",
+  })
+})
+
+test("an executor that dies with a message: exit 3, one line carrying its stderr", async () => {
+  server = await startFakeModel("anthropic", [])
+  const result = await clanka(["run", "-m", "anthropic/claude-sonnet-4-5", "--executor", "echo 'no such host' >&2; exit 255", "hi"], {
+    env: server.env,
+  })
+  expect(result).toEqual({
+    code: 3,
+    stdout: "",
+    stderr:
+      "clanka: the executor command (echo 'no such host' >&2; exit 255) exited (exit code 255) before answering: no such host; check that it runs `clanka executor`\n",
+  })
+  expect(server.requests.length).toBe(0)
 })

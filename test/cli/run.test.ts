@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
-import { fakeProviders, startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { fakeProviders, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 
 let directory: string
 let server: FakeServer | undefined
@@ -163,4 +163,63 @@ test("without --model or CLANKA_MODEL the provider whose key is set picks the mo
   const result = await clanka(["run", "--json", "-C", directory, "hi"], { env: { ...env, CLANKA_MODEL: "", OPENAI_API_KEY: "" } })
   expect(result.code).toBe(0)
   expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", provider: "anthropic", model: "claude-sonnet-4-5" })
+})
+
+test("--subagent-model: delegate() sub-agents run on that model, the parent on --model", async () => {
+  const turn = (request: FakeRequest): FakeTurn => {
+    if (request.system.includes("You are a sub-agent")) return finish("sub done")
+    if (request.toolResults.length === 0) return { blocks: [{ type: "execute", script: 'console.log(await delegate("look around"))' }] }
+    return finish(request.toolResults[0]!.trim())
+  }
+  const env = await serve("anthropic", [turn, turn, turn])
+  const result = await clanka(["run", "--json", "--subagent-model", "anthropic/claude-haiku-4-5", "-C", directory, "delegate it"], { env })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events[0]).toMatchObject({ _tag: "AgentStart", provider: "anthropic", model: "claude-sonnet-4-5" })
+  expect(events.find((event) => event._tag === "SubagentStart")).toMatchObject({
+    prompt: "look around",
+    provider: "anthropic",
+    model: "claude-haiku-4-5",
+  })
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub done" })
+  const models = server!.requests.map((request) => [request.system.includes("You are a sub-agent") ? "sub" : "parent", request.body.model])
+  expect(models).toEqual([
+    ["parent", "claude-sonnet-4-5"],
+    ["sub", "claude-haiku-4-5"],
+    ["parent", "claude-sonnet-4-5"],
+  ])
+})
+
+test("piped stdin with no PROMPT argument is the prompt", async () => {
+  const env = await serve("anthropic", [finish("read it")])
+  const result = await clanka(["run", "--json", "-C", directory], { env, stdin: "  rename the module\n\n" })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", prompt: "rename the module" })
+  expect(server!.requests[0]!.lastUserText).toBe("rename the module")
+})
+
+test("an empty prompt is exit 2 with one line, and no model request", async () => {
+  const env = await serve("anthropic", [finish("never")])
+  const empty = { code: 2, stdout: "", stderr: "clanka: empty prompt: pass the task as an argument or on stdin\n" }
+  expect(await clanka(["run", "-C", directory, ""], { env })).toEqual(empty)
+  expect(await clanka(["run", "-C", directory], { env, stdin: "" })).toEqual(empty)
+  expect(await clanka(["run", "-C", directory], { env, stdin: " \n\t\n" })).toEqual(empty)
+  expect(await clanka(["run", "-C", directory, "-"], { env, stdin: "" })).toEqual(empty)
+  expect(server!.requests.length).toBe(0)
+})
+
+test.each([403, 404])("HTTP %d from the model is not retried: exit 1, one line on stderr, no ErrorRetry", async (status) => {
+  const env = await serve("anthropic", [{ error: { status, message: "no access to this model" } }, finish("never")])
+  const result = await clanka(["run", "--json", "-C", directory, "hi"], { env })
+  const message =
+    status === 403
+      ? "Anthropic API error 403 (permission_error): no access to this model — check ANTHROPIC_API_KEY"
+      : "Anthropic API error 404 (not_found_error): no access to this model"
+  expect(result.code).toBe(1)
+  expect(result.stderr).toBe(`clanka: ${message}\n`)
+  const tags = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line)._tag)
+  expect(tags).toEqual(["AgentStart", "AgentError"])
+  expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toEqual({ _tag: "AgentError", message, exitCode: 1 })
+  expect(server!.requests.length).toBe(1)
 })
