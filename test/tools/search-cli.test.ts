@@ -1,5 +1,6 @@
 // `clanka tool rg` and `clanka tool glob` as a user runs them: a real subprocess.
 import { afterAll, expect, test } from "bun:test"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { makeTree, removeTree } from "./search-helpers.ts"
 
@@ -10,7 +11,15 @@ const dir = makeTree({
   "src/a.ts": "const needle = 1\n",
   "src/b.ts": "nothing\n",
 })
-afterAll(() => removeTree(dir))
+// A stand-in `rg` first on PATH that notes each call, then runs the real one.
+const fakeBin = makeTree({})
+const calls = path.join(fakeBin, "calls.log")
+writeFileSync(path.join(fakeBin, "rg"), `#!/bin/sh\necho "$@" >> '${calls}'\nexec '${Bun.which("rg")}' "$@"\n`)
+chmodSync(path.join(fakeBin, "rg"), 0o755)
+afterAll(() => {
+  removeTree(dir)
+  removeTree(fakeBin)
+})
 
 async function clanka(args: string[], env: Record<string, string | undefined>) {
   const child = Bun.spawn([process.execPath, main, ...args], {
@@ -24,8 +33,14 @@ async function clanka(args: string[], env: Record<string, string | undefined>) {
 
 test("clanka tool rg prints the same JSON with rg on PATH and without it", async () => {
   const expected = `${JSON.stringify("src/a.ts\n1:const needle = 1")}\n`
-  const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined })
+  const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], {
+    CLANKA_SEARCH_ENGINE: undefined,
+    PATH: `${fakeBin}:${process.env.PATH}`,
+  })
   expect(withRg).toEqual({ stdout: expected, stderr: "", code: 0 })
+  // rg answered, once.
+  expect(readFileSync(calls, "utf8")).toEndWith(" --regexp needle\n")
+  expect(readFileSync(calls, "utf8").split("\n")).toHaveLength(2)
   // No rg on PATH: a fresh remote host. The built-in search answers the same.
   const withoutRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined, PATH: "/nonexistent" })
   expect(withoutRg).toEqual({ stdout: expected, stderr: "", code: 0 })
