@@ -1,10 +1,12 @@
 #!/usr/bin/env bun
 // Builds the single clanka executable. `bun scripts/build.ts` builds for this machine into
-// dist/clanka; `--all` also cross-compiles every release target and writes dist/SHA256SUMS.
+// dist/clanka; `--outfile PATH` writes it to PATH instead (tests build into their own directory,
+// so that nobody else's build races them); `--all` also cross-compiles every release target
+// into dist/ and writes dist/SHA256SUMS.
 import { $ } from "bun"
 import { createHash } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
-import { basename, join } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 
 const root = join(import.meta.dir, "..")
 const dist = join(root, "dist")
@@ -27,10 +29,23 @@ async function build(outfile: string, target?: string): Promise<void> {
   console.log(`built ${outfile.replace(root + "/", "")}`)
 }
 
-await mkdir(dist, { recursive: true })
-await build(join(dist, "clanka"))
+function outfileArg(args: string[]): string | undefined {
+  const at = args.findIndex((arg) => arg === "--outfile" || arg.startsWith("--outfile="))
+  if (at < 0) return undefined
+  const value = args[at]!.includes("=") ? args[at]!.slice("--outfile=".length) : args[at + 1]
+  if (!value || value.startsWith("-")) {
+    console.error("build: --outfile takes the path of the executable to write")
+    process.exit(2)
+  }
+  return resolve(value)
+}
+
+const outfile = outfileArg(process.argv.slice(2)) ?? join(dist, "clanka")
+await mkdir(dirname(outfile), { recursive: true })
+await build(outfile)
 
 if (process.argv.includes("--all")) {
+  await mkdir(dist, { recursive: true })
   const sums: string[] = []
   for (const [name, target] of Object.entries(targets)) {
     const outfile = join(dist, `clanka-${name}${name.startsWith("windows") ? ".exe" : ""}`)

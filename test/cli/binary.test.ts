@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, test } from "bun:test"
-import { copyFile, mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ROOT } from "../support/cli.ts"
@@ -15,13 +15,17 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 beforeAll(async () => {
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  // Built straight into an empty directory of its own: dist/ is left to whoever else builds.
   dir = await mkdtemp(join(tmpdir(), "clanka-alone-"))
   bin = join(dir, "clanka")
-  await copyFile(join(ROOT, "dist/clanka"), bin)
-  await Bun.$`chmod +x ${bin}`
+  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  expect(await readdir(dir)).toEqual(["clanka"])
 }, 120_000)
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
 
 describe("the compiled binary, alone", () => {
   test("--version", async () => {
