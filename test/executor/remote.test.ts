@@ -66,8 +66,8 @@ test("execute streams the output, and a throwing script ends with its ScriptErro
     })(),
   )
   expect(error).toBeInstanceOf(ScriptError)
-  expect(error.message).toStartWith("TypeError: null is not an object")
-  expect(printed).toStartWith("partial\n")
+  expect(error.message).toBe("TypeError: null is not an object (evaluating 'null.x') (line 1)")
+  expect(printed).toBe(`partial\nTypeError: null is not an object (evaluating 'null.x') (line 1)\n  1 | console.log("partial"); null.x\n`)
 })
 
 test("sub-agent requests are answered through onSubagent; taskComplete reaches onTaskComplete", async () => {
