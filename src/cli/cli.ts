@@ -25,6 +25,10 @@ const joinsWords = new Set(["run"])
 
 /** Runs the command line and returns the process exit code. Errors become one line on stderr. */
 export async function runCli(argv: string[]): Promise<number> {
+  // A closed stdout or stderr (a pipe whose reader left) must not crash with a stack trace;
+  // commands that stream watch stdout themselves (interrupt.ts) and stop.
+  process.stdout.on("error", () => {})
+  process.stderr.on("error", () => {})
   try {
     // Only global flags before the command: help wins over the version.
     if (argv.length === 0 || argv[0]!.startsWith("-")) {

@@ -28,7 +28,7 @@ export default defineCommand({
           throw new ToolError("sub-agents need a model: use `clanka run`")
         },
       })
-      for await (const text of output) await write(text)
+      for await (const text of output) await write(text, interrupt.signal)
       return ExitCode.ok
     } catch (error) {
       if (error instanceof CancelledError || interrupt.signal.aborted) return ExitCode.interrupted
@@ -65,8 +65,19 @@ function parseTimeout(value: string | undefined): number | undefined {
   return Math.round(seconds * 1000)
 }
 
-/** Writes with back-pressure so a script printing gigabytes does not pile up in memory. */
-function write(text: string): Promise<void> | void {
-  if (process.stdout.write(text)) return
-  return new Promise((resolve) => process.stdout.once("drain", () => resolve()))
+/**
+ * Writes with back-pressure so a script printing gigabytes does not pile up in memory. A closed
+ * stdout never drains: the interrupt (which a stdout error raises) ends the wait.
+ */
+function write(text: string, signal: AbortSignal): Promise<void> | void {
+  if (signal.aborted || process.stdout.write(text)) return
+  return new Promise((resolve) => {
+    const done = () => {
+      process.stdout.off("drain", done)
+      signal.removeEventListener("abort", done)
+      resolve()
+    }
+    process.stdout.once("drain", done)
+    signal.addEventListener("abort", done, { once: true })
+  })
 }

@@ -1,6 +1,6 @@
 /**
- * Ctrl-C, `kill` and a closed terminal all mean "stop": SIGINT, SIGTERM and SIGHUP are handled
- * alike. The first one aborts `signal` so the command can stop its work, close its executor
+ * Ctrl-C, `kill`, a closed terminal and a closed stdout (`clanka … | head -1`) all mean "stop":
+ * SIGINT, SIGTERM, SIGHUP and a failing stdout (EPIPE) are handled alike. The first one aborts `signal` so the command can stop its work, close its executor
  * (which kills every process the scripts and tools started) and exit 130; a second one exits at
  * once, for when winding down itself hangs.
  */
@@ -26,12 +26,18 @@ export function catchInterrupts(): Interrupt {
     controller.abort()
     arrived()
   }
+  // Nobody reads any more: stop as if interrupted (once; later write errors change nothing).
+  const onStdoutError = () => {
+    if (!controller.signal.aborted) handler()
+  }
   for (const name of SIGNALS) process.on(name, handler)
+  process.stdout.on("error", onStdoutError)
   return {
     signal: controller.signal,
     received,
     dispose: () => {
       for (const name of SIGNALS) process.off(name, handler)
+      process.stdout.off("error", onStdoutError)
     },
   }
 }

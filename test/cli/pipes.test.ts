@@ -1,0 +1,67 @@
+import { afterEach, expect, test } from "bun:test"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BUN, MAIN } from "../support/cli.ts"
+import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+
+// `clanka … | head -1`: the reader leaves early. clanka must stop quietly — no stack trace, no
+// hang — with the interrupted exit code, and kill what the script started.
+let server: FakeServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+async function pipeToHead(args: string[], env: Record<string, string> = {}) {
+  const directory = mkdtempSync(join(tmpdir(), "clanka-pipe-"))
+  const command = [BUN, MAIN, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(" ")
+  const child = Bun.spawn(["bash", "-c", `${command} 2>stderr.txt | head -1; echo "exit=\${PIPESTATUS[0]}"`], {
+    cwd: directory,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdout: "pipe",
+    timeout: 20_000,
+  })
+  const stdout = await new Response(child.stdout).text()
+  await child.exited
+  return { stdout, stderr: await Bun.file(join(directory, "stderr.txt")).text(), directory }
+}
+
+test("clanka exec whose reader leaves stops at once, quietly, and kills what the script started", async () => {
+  const script = `await bash({ command: "sleep 30 & echo $! > bg.pid" }); for (let i = 0; ; i++) console.log(i)`
+  const started = Date.now()
+  const { stdout, stderr, directory } = await pipeToHead(["exec", "-e", script])
+  expect(Date.now() - started).toBeLessThan(10_000)
+  expect(stdout).toBe("0\nexit=130\n")
+  expect(stderr).toBe("")
+  const pid = Number(await Bun.file(join(directory, "bg.pid")).text())
+  const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "")
+  expect(status === "" || /^State:\s+Z/m.test(status)).toBe(true)
+})
+
+test("clanka run --json whose reader leaves ends without a stack trace", async () => {
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
+    { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+  ])
+  const { stdout, stderr } = await pipeToHead(["run", "--json", "-m", "anthropic/claude-sonnet-4-5", "go"], server.env)
+  expect(JSON.parse(stdout.split("\n")[0]!)._tag).toBe("AgentStart")
+  expect(stdout.split("\n").slice(1)).toEqual(["exit=130", ""])
+  expect(stderr).toBe("clanka: interrupted\n")
+})
+
+test("a closed stderr does not turn a finished run into a failure", async () => {
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'console.log("x"); await taskComplete("done")' }] }])
+  const directory = mkdtempSync(join(tmpdir(), "clanka-pipe-"))
+  const child = Bun.spawn([BUN, MAIN, "run", "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "go"], {
+    cwd: directory,
+    env: { ...process.env, ...server.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  child.stderr.cancel() // the reader of stderr leaves at once
+  const stdout = await new Response(child.stdout).text()
+  expect(await child.exited).toBe(0)
+  expect(stdout).toBe("done\n")
+})
