@@ -33,7 +33,7 @@ export class OutputCap {
         return
       }
       // Fill the head up to the limit (by characters, a safe under-estimate of bytes).
-      const fit = text.slice(0, room)
+      const fit = text.slice(0, pairBoundary(text, room))
       this.head += fit
       this.headBytes += byteLength(fit)
       text = text.slice(fit.length)
@@ -48,7 +48,7 @@ export class OutputCap {
       const first = this.tail[0]!
       const excess = this.tailBytes - this.tailLimit
       const firstBytes = byteLength(first)
-      const dropped = firstBytes <= excess ? first : first.slice(0, excess)
+      const dropped = firstBytes <= excess ? first : first.slice(0, pairBoundary(first, excess, true))
       if (dropped.length === first.length) this.tail.shift()
       else this.tail[0] = first.slice(dropped.length)
       this.drop(dropped)
@@ -61,8 +61,16 @@ export class OutputCap {
     this.droppedLines += countLines(text)
   }
 
-  /** The capped text. When anything was dropped, the cut is moved to line boundaries. */
+  /**
+   * The capped text. When anything was dropped, the cut is moved to line boundaries. Lone UTF-16
+   * surrogates (a script printing half an emoji) become U+FFFD: APIs reject them in JSON, and
+   * so does `jq`.
+   */
   toString(): string {
+    return this.cut().toWellFormed()
+  }
+
+  private cut(): string {
     const tail = this.tail.join("")
     if (this.droppedBytes === 0) return this.head + tail
     let head = this.head
@@ -86,6 +94,13 @@ export class OutputCap {
     }
     return `${head}[… ${lines} lines (${bytes} bytes) of output dropped …]\n${rest}`
   }
+}
+
+/** `index`, moved so that slicing there does not split a surrogate pair (forward when `after`). */
+function pairBoundary(text: string, index: number, after = false): number {
+  const code = text.charCodeAt(index - 1)
+  const splitsPair = code >= 0xd800 && code <= 0xdbff && index < text.length
+  return splitsPair ? index + (after ? 1 : -1) : index
 }
 
 function byteLength(text: string): number {

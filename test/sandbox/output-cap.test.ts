@@ -43,3 +43,20 @@ describe("OutputCap", () => {
     expect(text).toContain("lines (")
   })
 })
+
+describe("OutputCap and UTF-16", () => {
+  test("cuts never split a surrogate pair, so the result is well-formed", () => {
+    const cap = new OutputCap(1000)
+    cap.push("a" + "😀".repeat(40000))
+    const text = cap.toString()
+    expect(text.isWellFormed()).toBe(true)
+    expect(text).not.toContain("\ufffd")
+    expect(text).toContain("of output dropped")
+  })
+
+  test("a lone surrogate printed by a script becomes U+FFFD", () => {
+    const cap = new OutputCap(1000)
+    cap.push("half: " + "👍".slice(0, 1) + "\n")
+    expect(cap.toString()).toBe("half: \ufffd\n")
+  })
+})
