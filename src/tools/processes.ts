@@ -47,6 +47,19 @@ export class ProcessRegistry {
   }
 }
 
+/**
+ * The agent's own model keys stay with the agent: commands a script runs (a repository's tests,
+ * say) do not inherit them. The executor process itself still reads EXA_API_KEY for webSearch.
+ */
+const WITHHELD = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "EXA_API_KEY"]
+
+/** The environment for a process a tool starts: this process's, less the withheld keys. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, ...extra }
+  for (const name of WITHHELD) delete env[name]
+  return env
+}
+
 function groupAlive(group: number): boolean {
   try {
     process.kill(-group, 0)

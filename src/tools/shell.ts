@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import * as v from "valibot"
 import { CancelledError, ToolError } from "../errors.ts"
-import { killGroup } from "./processes.ts"
+import { childEnv, killGroup } from "./processes.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 
 export const DEFAULT_TIMEOUT_MS = 120_000
@@ -83,7 +83,7 @@ export function runBash(
       cwd: ctx.directory,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: options.env ? { ...process.env, ...options.env } : process.env,
+      env: childEnv(options.env),
     })
     ctx.processes.add(child)
     const output = new CappedOutput()

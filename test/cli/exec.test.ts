@@ -140,3 +140,10 @@ describe("errors that escape the script end it, with the message and line", () =
     expect(result.stderr.split("\n")).toHaveLength(2)
   })
 })
+
+test("commands a script runs do not inherit the model API keys", async () => {
+  const env = { ANTHROPIC_API_KEY: "sk-ant-secret", OPENAI_API_KEY: "sk-secret", EXA_API_KEY: "exa-secret", OTHER_TOKEN: "kept" }
+  const script = `console.log(await bash({ command: "env | grep -E 'API_KEY|OTHER_TOKEN' | sort" }))`
+  const result = await clanka(["exec", "-C", dir, "-e", script], { env })
+  expect(result).toEqual({ code: 0, stdout: "OTHER_TOKEN=kept\n\n", stderr: "" })
+})
