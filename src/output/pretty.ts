@@ -1,6 +1,7 @@
 import { createColors } from "picocolors"
 import type { AgentEvent, ContentPart, RunUsage } from "../agent/events.ts"
 import type { Sink } from "./sink.ts"
+import { visible } from "./visible.ts"
 
 export interface PrettyOptions {
   color: boolean
@@ -13,6 +14,8 @@ export interface PrettyOptions {
 /**
  * Human-readable rendering of the events: reasoning as text, scripts in a gutter, output truncated
  * with a line count, usage and cost after each response. Sub-agent lines carry their id.
+ * Everything that came from the model, a script or the repository passes through `visible` before
+ * picocolors paints it: control characters are shown, never obeyed by the terminal.
  */
 export function prettyFormatter(out: Sink, options: PrettyOptions): (event: AgentEvent) => void {
   const c = createColors(options.color)
@@ -31,7 +34,8 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
     if (!atLineStart) write("\n")
   }
   /** Writes streamed text, prefixing each new line. */
-  const stream = (text: string, prefix: string, paint: (s: string) => string) => {
+  const stream = (raw: string, prefix: string, paint: (s: string) => string) => {
+    const text = visible(raw)
     let result = ""
     for (const [i, line] of text.split("\n").entries()) {
       if (i > 0) result += "\n"
@@ -66,7 +70,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "ScriptOutput": {
         newline()
-        const lines = event.output.replace(/\n$/, "").split("\n")
+        const lines = visible(event.output).replace(/\n$/, "").split("\n")
         const shown = lines.length > maxLines ? lines.slice(0, maxLines) : lines
         for (const line of shown) write(`${lead}${c.dim("  ")}${line}\n`)
         if (lines.length > shown.length) write(`${lead}${c.dim(`  … ${lines.length - shown.length} more lines`)}\n`)
@@ -78,11 +82,11 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "ErrorRetry":
         newline()
-        write(`${lead}${c.yellow(`⚠ ${event.error.message}; retrying`)}\n`)
+        write(`${lead}${c.yellow(`⚠ ${visible(event.error.message)}; retrying`)}\n`)
         return
       case "StructuredOutput":
         newline()
-        write(`${lead}${JSON.stringify(event.value, null, 2)}\n`)
+        write(`${lead}${visible(JSON.stringify(event.value, null, 2))}\n`)
         return
     }
   }
@@ -90,24 +94,24 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
   return (event) => {
     switch (event._tag) {
       case "AgentStart":
-        write(c.dim(`● ${event.provider}/${event.model} in ${event.directory}`) + "\n")
+        write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}`)) + "\n")
         return
       case "SubagentStart":
         newline()
-        write(c.magenta(`⤷ sub-agent ${event.id} (${event.provider}/${event.model}): ${firstLine(event.prompt)}`) + "\n")
+        write(c.magenta(visible(`⤷ sub-agent ${event.id} (${event.provider}/${event.model}): ${firstLine(event.prompt)}`)) + "\n")
         return
       case "SubagentPart":
-        part(event.part, `[${event.id}]`)
+        part(event.part, `[${visible(event.id)}]`)
         return
       case "SubagentComplete":
         newline()
-        write(c.magenta(`⤶ sub-agent ${event.id} done: ${firstLine(event.summary)}`) + "\n")
+        write(c.magenta(visible(`⤶ sub-agent ${event.id} done: ${firstLine(event.summary)}`)) + "\n")
         return
       case "AgentFinished":
         newline()
         write(c.green(`✓ done in ${seconds(event.durationMs)}, ${event.turns} turn${event.turns === 1 ? "" : "s"}${cost(event.usage)}`) + "\n")
         if (options.summary !== false && event.summary && event.summary.trim() !== lastText.trim()) {
-          write(event.summary.replace(/\n?$/, "\n"))
+          write(visible(event.summary).replace(/\n?$/, "\n"))
         }
         return
       case "AgentError":
@@ -123,7 +127,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
 }
 
 function firstLine(text: string): string {
-  const line = text.trim().split("\n")[0] ?? ""
+  const line = text.trim().split(/\r?\n/)[0] ?? ""
   return line.length > 100 ? line.slice(0, 99) + "…" : line
 }
 
