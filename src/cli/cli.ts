@@ -52,16 +52,32 @@ export async function runCli(argv: string[]): Promise<number> {
       return ExitCode.ok
     }
     const argsDef = (await resolveArgs(command)) ?? {}
-    const { positionals } = checkArgs(rest, argsDef)
-    const expected = Object.values(argsDef).filter((def) => def.type === "positional").length
-    if (!joinsWords.has(name!) && positionals.length > expected) {
-      throw new UsageError(`unexpected argument "${positionals[expected]}" (see clanka ${name} --help)`)
+    try {
+      const { positionals } = checkArgs(rest, argsDef)
+      const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
+      if (!joinsWords.has(name!) && positionals.length > declared.length) {
+        throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
+      }
+      const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
+      if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} (see clanka ${name} --help)`)
+    } catch (error) {
+      // In ndjson mode a failed run always ends with an AgentError line, usage errors included.
+      if (name === "run" && error instanceof ClankaError && wantsNdjson(rest)) {
+        process.stdout.write(JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }) + "\n")
+      }
+      throw error
     }
     const { result } = await runCommand(command, { rawArgs: rest })
     return typeof result === "number" ? result : ExitCode.ok
   } catch (error) {
     return reportError(error)
   }
+}
+
+function wantsNdjson(args: string[]): boolean {
+  return args.some(
+    (arg, i) => arg === "--json" || arg === "--output=ndjson" || arg === "-ondjson" || ((arg === "-o" || arg === "--output") && args[i + 1] === "ndjson"),
+  )
 }
 
 async function resolveArgs(command: CommandDef<any>): Promise<Record<string, any> | undefined> {

@@ -146,3 +146,14 @@ describe("CLANKA_DEBUG", () => {
     expect(lines.filter((l) => l.startsWith("    at ")).length).toBeGreaterThan(0)
   })
 })
+
+test("a missing required argument is exit 2 with one line", async () => {
+  expect(await clanka(["tool"])).toEqual({ code: 2, stdout: "", stderr: "clanka: missing NAME (see clanka tool --help)\n" })
+})
+
+test("clanka run --json ends with an AgentError line for usage errors too", async () => {
+  const result = await clanka(["run", "--json", "--bogus", "hi"])
+  expect(result.code).toBe(2)
+  expect(result.stdout).toBe(`{"_tag":"AgentError","message":"unknown option \\"--bogus\\" (see clanka --help)","exitCode":2}\n`)
+  expect(result.stderr).toBe('clanka: unknown option "--bogus" (see clanka --help)\n')
+})
