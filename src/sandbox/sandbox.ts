@@ -19,7 +19,7 @@ export interface RunHandle {
 
 export type RunResult =
   | { ok: true }
-  | { ok: false; reason: "error" | "timeout" | "cancelled"; error: string }
+  | { ok: false; reason: "error" | "timeout" | "memory" | "cancelled"; error: string }
 
 const MAX_IDLE_WORKERS = 2
 /**
@@ -27,6 +27,13 @@ const MAX_IDLE_WORKERS = 2
  * console.log blocks the worker (Atomics.wait), so memory stays flat however much a script prints.
  */
 export const OUTPUT_WINDOW_CHARS = 1 << 20
+
+/**
+ * Workers cannot be given a heap limit here, so the process's memory is watched while scripts
+ * run: past the limit every running script is stopped, before the machine runs out.
+ */
+const MEMORY_LIMIT_MB = Number(process.env.CLANKA_SCRIPT_MEMORY_MB) || 4096
+const MEMORY_CHECK_MS = 250
 
 /** A worker and the shared counter through which the main thread acknowledges its output. */
 interface SandboxWorker {
@@ -51,6 +58,26 @@ const WORKER_URL =
 export class Sandbox {
   private readonly idle: SandboxWorker[] = []
   private nextRunId = 1
+  /** Running scripts, each with the way to stop it for using too much memory. */
+  private readonly active = new Map<number, () => void>()
+  private watchdog: ReturnType<typeof setInterval> | undefined
+
+  private watch(runId: number, stop: () => void): void {
+    this.active.set(runId, stop)
+    this.watchdog ??= setInterval(() => {
+      if (process.memoryUsage.rss() / 2 ** 20 <= MEMORY_LIMIT_MB) return
+      for (const stopRun of [...this.active.values()]) stopRun()
+    }, MEMORY_CHECK_MS)
+    this.watchdog.unref?.()
+  }
+
+  private unwatch(runId: number): void {
+    this.active.delete(runId)
+    if (this.active.size === 0 && this.watchdog) {
+      clearInterval(this.watchdog)
+      this.watchdog = undefined
+    }
+  }
 
   /** Starts a worker ahead of the first script so that it is ready when needed. */
   warm(): void {
@@ -82,6 +109,7 @@ export class Sandbox {
       const finish = (result: RunResult, reusable: boolean, sent?: number) => {
         if (settled) return
         settled = true
+        this.unwatch(runId)
         // Output the consumer has not taken yet no longer holds the worker back.
         if (sent !== undefined) Atomics.store(acked, 0, sent)
         clearTimeout(timer)
@@ -131,6 +159,11 @@ export class Sandbox {
         options.onOutput(`\n[${error}]\n`)
         finish({ ok: false, reason: "timeout", error }, false)
       }, options.timeoutMs)
+      this.watch(runId, () => {
+        const error = `script stopped: the executor's memory passed ${MEMORY_LIMIT_MB} MiB (CLANKA_SCRIPT_MEMORY_MB)`
+        options.onOutput(`\n[${error}]\n`)
+        finish({ ok: false, reason: "memory", error }, false)
+      })
       worker.addEventListener("message", onMessage)
       worker.addEventListener("error", onError)
       worker.addEventListener("close", onClose)

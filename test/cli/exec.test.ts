@@ -147,3 +147,13 @@ test("commands a script runs do not inherit the model API keys", async () => {
   const result = await clanka(["exec", "-C", dir, "-e", script], { env })
   expect(result).toEqual({ code: 0, stdout: "OTHER_TOKEN=kept\n\n", stderr: "" })
 })
+
+test("a script that eats memory is stopped at the executor's memory limit", async () => {
+  const script = `console.log("start"); const kept = []; while (true) kept.push("x".repeat(1e6) + Math.random())`
+  const result = await clanka(["exec", "-C", dir, "-e", script], { env: { CLANKA_SCRIPT_MEMORY_MB: "400" } })
+  expect(result).toEqual({
+    code: 1,
+    stdout: "start\n\n[script stopped: the executor's memory passed 400 MiB (CLANKA_SCRIPT_MEMORY_MB)]\n",
+    stderr: "clanka: the script failed: script stopped: the executor's memory passed 400 MiB (CLANKA_SCRIPT_MEMORY_MB)\n",
+  })
+})
