@@ -9,6 +9,22 @@ export interface PrettyOptions {
   summary?: boolean
   /** Lines of script output shown before the rest is counted (default 20). */
   maxOutputLines?: number
+  /** Lines of a streaming script shown before the rest is counted (default 40). */
+  maxScriptLines?: number
+  /** Characters of one script line shown before it is clipped with "…" (default 300). */
+  maxScriptColumns?: number
+}
+
+/** How much of the script being streamed has been shown: the terminal gets a bounded preview. */
+interface ScriptView {
+  /** Lines ended so far. */
+  lines: number
+  /** Characters shown of the current line. */
+  column: number
+  /** The current line has text (shown or not). */
+  hasText: boolean
+  /** The current line was cut with "…". */
+  clipped: boolean
 }
 
 /**
@@ -20,6 +36,10 @@ export interface PrettyOptions {
 export function prettyFormatter(out: Sink, options: PrettyOptions): (event: AgentEvent) => void {
   const c = createColors(options.color)
   const maxLines = options.maxOutputLines ?? 20
+  const maxScriptLines = options.maxScriptLines ?? 40
+  const maxScriptColumns = options.maxScriptColumns ?? 300
+  /** Per agent, though two agents' Script blocks never interleave (the output lock). */
+  const scripts = new Map<string, ScriptView>()
   let atLineStart = true
   /** The top-level agent's latest text block: a summary that repeats it is not printed twice. */
   let lastText = ""
@@ -48,12 +68,49 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
     atLineStart = text.endsWith("\n") || (atLineStart && text === "")
   }
 
+  /** Streams script text into the gutter, up to maxScriptLines lines of maxScriptColumns. */
+  const scriptDelta = (delta: string, tag: string, prefix: string) => {
+    let view = scripts.get(tag)
+    if (!view) scripts.set(tag, (view = { lines: 0, column: 0, hasText: false, clipped: false }))
+    let result = ""
+    for (const [i, segment] of visible(delta).split("\n").entries()) {
+      if (i > 0) {
+        if (view.lines < maxScriptLines) result += "\n"
+        view.lines++
+        view.column = 0
+        view.hasText = view.clipped = false
+      }
+      if (segment === "") continue
+      view.hasText = true
+      if (view.lines >= maxScriptLines || view.clipped) continue
+      if (view.column === 0) result += prefix
+      const room = maxScriptColumns - view.column
+      if (segment.length <= room) {
+        result += c.cyan(segment)
+        view.column += segment.length
+      } else {
+        result += c.cyan(clip(segment, room)) + c.dim("…")
+        view.clipped = true
+      }
+    }
+    if (result) write(result)
+  }
+  const scriptEnd = (tag: string, lead: string) => {
+    newline()
+    const view = scripts.get(tag)
+    scripts.delete(tag)
+    const hidden = view ? view.lines + (view.hasText ? 1 : 0) - maxScriptLines : 0
+    if (hidden > 0) write(`${lead}${c.dim(`│ … ${hidden} more line${hidden === 1 ? "" : "s"}`)}\n`)
+  }
+
   const part = (event: ContentPart, tag: string) => {
     const lead = tag ? c.magenta(`${tag} `) : ""
     switch (event._tag) {
       case "ReasoningStart":
-      case "ScriptEnd":
         newline()
+        return
+      case "ScriptEnd":
+        scriptEnd(tag, lead)
         return
       case "ReasoningDelta":
         stream(event.delta, lead, (s) => s)
@@ -63,10 +120,11 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "ScriptStart":
         newline()
+        scripts.delete(tag)
         write(`${lead}${c.cyan("▸ execute")}\n`)
         return
       case "ScriptDelta":
-        stream(event.delta, `${lead}${c.dim("│ ")}`, c.cyan)
+        scriptDelta(event.delta, tag, `${lead}${c.dim("│ ")}`)
         return
       case "ScriptOutput": {
         newline()
@@ -124,6 +182,12 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         part(event, "")
     }
   }
+}
+
+/** The first `length` UTF-16 units of `text`, not splitting a surrogate pair. */
+function clip(text: string, length: number): string {
+  const code = text.charCodeAt(length - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length)
 }
 
 function firstLine(text: string): string {
