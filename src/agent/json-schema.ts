@@ -1,15 +1,73 @@
 /**
  * A small JSON Schema validator for --json-schema results: the keywords people write by hand
- * (type, enum, const, properties, required, additionalProperties, items, min/max bounds, pattern,
- * anyOf/oneOf/allOf/not, local $ref). Unknown keywords are ignored, as the standard says.
- * Errors read `$.path: what is wrong`, for the model to fix.
+ * (type, enum, const, properties, patternProperties, required, additionalProperties, items,
+ * min/max bounds, pattern, anyOf/oneOf/allOf/not, local $ref). Unknown keywords are ignored, as the
+ * standard says. Errors read `$.path: what is wrong`, for the model to fix.
+ *
+ * The schema comes from a user's file, so the validator never throws on an odd one: a keyword of
+ * the wrong shape constrains nothing, a pattern that does not compile matches everything, a $ref
+ * loop that never goes into the value stops. `schemaProblem` (below) names such mistakes when the
+ * file is loaded, before the model is asked anything.
  */
-type Schema = boolean | Record<string, any>
+export type Schema = boolean | Record<string, unknown>
 
 export function validateJson(schema: unknown, value: unknown): string[] {
   const errors: string[] = []
-  check(schema as Schema, value, "$", schema as Schema, errors)
+  new Validation(schema).check(schema, value, "$", errors)
   return errors
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+export function isSchema(value: unknown): value is Schema {
+  return typeof value === "boolean" || isObject(value)
+}
+
+const has = (object: object, key: string) => Object.hasOwn(object, key)
+const numberOf = (value: unknown) => (typeof value === "number" ? value : undefined)
+
+/** The regex of a `pattern`: with the `u` flag when it compiles so, else without (hand-written
+ * patterns like `\-` are fine in plain ECMAScript regexes); the reason when neither compiles. */
+export function compilePattern(pattern: string): RegExp | { error: string } {
+  try {
+    return new RegExp(pattern, "u")
+  } catch {
+    try {
+      return new RegExp(pattern)
+    } catch (error) {
+      return { error: (error as Error).message.replace(/^Invalid regular expression: /, "") }
+    }
+  }
+}
+
+/** Follows a local `$ref` (a JSON Pointer after `#`), or says why it cannot. */
+export function resolveRef(root: unknown, ref: string): { schema: Schema; pointer: string } | { problem: string } {
+  if (!ref.startsWith("#")) return { problem: "is not supported: only references inside the file (starting with #) work" }
+  let pointer: string
+  try {
+    pointer = decodeURIComponent(ref.slice(1))
+  } catch {
+    return { problem: "is not a valid URI fragment" }
+  }
+  if (pointer !== "" && !pointer.startsWith("/")) return { problem: 'is not supported: use a JSON Pointer such as "#/$defs/name"' }
+  let node: unknown = root
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~")
+    if (typeof node !== "object" || node === null || !has(node, key)) return { problem: "points nowhere" }
+    node = (node as Record<string, unknown>)[key]
+  }
+  if (!isSchema(node)) return { problem: `points to ${describe(node)}, not to a schema` }
+  return { schema: node, pointer }
+}
+
+/** "null", "an array", "a string", … for messages about values that are not schemas. */
+export function describe(value: unknown): string {
+  if (value === null) return "null"
+  if (Array.isArray(value)) return "an array"
+  if (value === undefined) return "nothing"
+  return /^[aeiou]/.test(typeof value) ? `an ${typeof value}` : `a ${typeof value}`
 }
 
 function typeOf(value: unknown): string {
@@ -24,84 +82,120 @@ function matchesType(type: string, value: unknown): boolean {
   return type === actual || (type === "number" && actual === "integer")
 }
 
-function resolveRef(root: Schema, ref: string): Schema {
-  if (!ref.startsWith("#")) throw new Error(`unsupported $ref ${ref}: only local references work`)
-  let node: any = root
-  for (const raw of ref.slice(1).split("/").filter(Boolean)) {
-    node = node?.[raw.replace(/~1/g, "/").replace(/~0/g, "~")]
-  }
-  if (node === undefined) throw new Error(`$ref ${ref} points nowhere`)
-  return node
-}
+class Validation {
+  private readonly patterns = new Map<string, RegExp | undefined>()
+  /** The (schema, value) pairs being checked: meeting one again is a loop that never ends. */
+  private readonly active: [object, unknown][] = []
 
-function check(schema: Schema, value: unknown, path: string, root: Schema, errors: string[]): void {
-  if (schema === true) return
-  if (schema === false) {
-    errors.push(`${path}: no value is allowed here`)
-    return
+  constructor(private readonly root: unknown) {}
+
+  check(schema: unknown, value: unknown, path: string, errors: string[]): void {
+    if (schema === false) errors.push(`${path}: no value is allowed here`)
+    if (!isObject(schema)) return
+    if (this.active.some(([s, v]) => s === schema && Object.is(v, value))) return
+    this.active.push([schema, value])
+    try {
+      this.keywords(schema, value, path, errors)
+    } finally {
+      this.active.pop()
+    }
   }
-  if (typeof schema.$ref === "string") check(resolveRef(root, schema.$ref), value, path, root, errors)
-  if (schema.type !== undefined) {
-    const types: string[] = [schema.type].flat()
-    if (!types.some((type) => matchesType(type, value))) {
+
+  private matches(schema: unknown, value: unknown, path: string): boolean {
+    const errors: string[] = []
+    this.check(schema, value, path, errors)
+    return errors.length === 0
+  }
+
+  private regex(pattern: string): RegExp | undefined {
+    if (!this.patterns.has(pattern)) {
+      const compiled = compilePattern(pattern)
+      this.patterns.set(pattern, compiled instanceof RegExp ? compiled : undefined)
+    }
+    return this.patterns.get(pattern)
+  }
+
+  private keywords(schema: Record<string, unknown>, value: unknown, path: string, errors: string[]): void {
+    if (typeof schema.$ref === "string") {
+      const target = resolveRef(this.root, schema.$ref)
+      if ("problem" in target) errors.push(`${path}: the schema's "$ref" "${schema.$ref}" ${target.problem}`)
+      else this.check(target.schema, value, path, errors)
+    }
+    const types = [schema.type].flat().filter((type): type is string => typeof type === "string")
+    if (types.length > 0 && !types.some((type) => matchesType(type, value))) {
       errors.push(`${path}: expected ${types.join(" or ")}, got ${typeOf(value)}`)
       return
     }
-  }
-  if (schema.enum && !schema.enum.some((item: unknown) => deepEqual(item, value))) {
-    errors.push(`${path}: must be one of ${schema.enum.map((item: unknown) => JSON.stringify(item)).join(", ")}`)
-  }
-  if ("const" in schema && !deepEqual(schema.const, value)) errors.push(`${path}: must be ${JSON.stringify(schema.const)}`)
-
-  if (typeof value === "string") {
-    const length = [...value].length
-    if (schema.minLength !== undefined && length < schema.minLength) errors.push(`${path}: shorter than ${schema.minLength} characters`)
-    if (schema.maxLength !== undefined && length > schema.maxLength) errors.push(`${path}: longer than ${schema.maxLength} characters`)
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) errors.push(`${path}: does not match /${schema.pattern}/`)
-  }
-  if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${path}: less than ${schema.minimum}`)
-    if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${path}: greater than ${schema.maximum}`)
-    if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) errors.push(`${path}: not greater than ${schema.exclusiveMinimum}`)
-    if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) errors.push(`${path}: not less than ${schema.exclusiveMaximum}`)
-  }
-  if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${path}: fewer than ${schema.minItems} items`)
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${path}: more than ${schema.maxItems} items`)
-    if (schema.items !== undefined && !Array.isArray(schema.items)) {
-      value.forEach((item, index) => check(schema.items, item, `${path}[${index}]`, root, errors))
+    if (Array.isArray(schema.enum) && !schema.enum.some((item) => deepEqual(item, value))) {
+      errors.push(`${path}: must be one of ${schema.enum.map((item) => JSON.stringify(item)).join(", ")}`)
     }
-    if (schema.uniqueItems && value.some((item, i) => value.findIndex((other) => deepEqual(item, other)) !== i)) {
+    if (has(schema, "const") && !deepEqual(schema.const, value)) errors.push(`${path}: must be ${JSON.stringify(schema.const)}`)
+
+    if (typeof value === "string") this.string(schema, value, path, errors)
+    if (typeof value === "number") number(schema, value, path, errors)
+    if (Array.isArray(value)) this.array(schema, value, path, errors)
+    if (isObject(value)) this.object(schema, value, path, errors)
+
+    if (Array.isArray(schema.allOf)) for (const sub of schema.allOf) this.check(sub, value, path, errors)
+    if (Array.isArray(schema.anyOf) && !schema.anyOf.some((sub) => this.matches(sub, value, path))) {
+      errors.push(`${path}: matches none of the allowed shapes (anyOf)`)
+    }
+    if (Array.isArray(schema.oneOf)) {
+      const matching = schema.oneOf.filter((sub) => this.matches(sub, value, path)).length
+      if (matching !== 1) errors.push(`${path}: must match exactly one shape (oneOf), matches ${matching}`)
+    }
+    if (has(schema, "not") && isSchema(schema.not) && this.matches(schema.not, value, path)) {
+      errors.push(`${path}: matches a forbidden shape (not)`)
+    }
+  }
+
+  private string(schema: Record<string, unknown>, value: string, path: string, errors: string[]): void {
+    const length = [...value].length
+    const minLength = numberOf(schema.minLength)
+    const maxLength = numberOf(schema.maxLength)
+    if (minLength !== undefined && length < minLength) errors.push(`${path}: shorter than ${minLength} characters`)
+    if (maxLength !== undefined && length > maxLength) errors.push(`${path}: longer than ${maxLength} characters`)
+    if (typeof schema.pattern === "string" && this.regex(schema.pattern)?.test(value) === false) {
+      errors.push(`${path}: does not match /${schema.pattern}/`)
+    }
+  }
+
+  private array(schema: Record<string, unknown>, value: unknown[], path: string, errors: string[]): void {
+    const minItems = numberOf(schema.minItems)
+    const maxItems = numberOf(schema.maxItems)
+    if (minItems !== undefined && value.length < minItems) errors.push(`${path}: fewer than ${minItems} items`)
+    if (maxItems !== undefined && value.length > maxItems) errors.push(`${path}: more than ${maxItems} items`)
+    if (isSchema(schema.items)) value.forEach((item, index) => this.check(schema.items, item, `${path}[${index}]`, errors))
+    if (schema.uniqueItems === true && value.some((item, i) => value.findIndex((other) => deepEqual(item, other)) !== i)) {
       errors.push(`${path}: items must be unique`)
     }
   }
-  if (typeOf(value) === "object") {
-    const object = value as Record<string, unknown>
-    for (const key of schema.required ?? []) {
-      if (!(key in object)) errors.push(`${path}: missing required property "${key}"`)
+
+  private object(schema: Record<string, unknown>, value: Record<string, unknown>, path: string, errors: string[]): void {
+    if (Array.isArray(schema.required)) {
+      for (const key of schema.required) {
+        if (typeof key === "string" && !has(value, key)) errors.push(`${path}: missing required property "${key}"`)
+      }
     }
-    const properties: Record<string, Schema> = schema.properties ?? {}
-    for (const [key, item] of Object.entries(object)) {
-      if (key in properties) check(properties[key]!, item, `${path}.${key}`, root, errors)
+    const properties = isObject(schema.properties) ? schema.properties : {}
+    for (const [key, item] of Object.entries(value)) {
+      if (has(properties, key)) this.check(properties[key], item, `${path}.${key}`, errors)
       else if (schema.additionalProperties === false) errors.push(`${path}: unexpected property "${key}"`)
-      else if (typeof schema.additionalProperties === "object") check(schema.additionalProperties, item, `${path}.${key}`, root, errors)
+      else if (isObject(schema.additionalProperties)) this.check(schema.additionalProperties, item, `${path}.${key}`, errors)
     }
   }
-  if (schema.allOf) for (const sub of schema.allOf) check(sub, value, path, root, errors)
-  if (schema.anyOf && !schema.anyOf.some((sub: Schema) => validateAt(sub, value, path, root).length === 0)) {
-    errors.push(`${path}: matches none of the allowed shapes (anyOf)`)
-  }
-  if (schema.oneOf) {
-    const matching = schema.oneOf.filter((sub: Schema) => validateAt(sub, value, path, root).length === 0).length
-    if (matching !== 1) errors.push(`${path}: must match exactly one shape (oneOf), matches ${matching}`)
-  }
-  if (schema.not !== undefined && validateAt(schema.not, value, path, root).length === 0) errors.push(`${path}: matches a forbidden shape (not)`)
 }
 
-function validateAt(schema: Schema, value: unknown, path: string, root: Schema): string[] {
-  const errors: string[] = []
-  check(schema, value, path, root, errors)
-  return errors
+function number(schema: Record<string, unknown>, value: number, path: string, errors: string[]): void {
+  // Draft 4 wrote `exclusiveMinimum: true` to make `minimum` exclusive.
+  const minimum = schema.exclusiveMinimum === true ? undefined : numberOf(schema.minimum)
+  const maximum = schema.exclusiveMaximum === true ? undefined : numberOf(schema.maximum)
+  const exclusiveMinimum = schema.exclusiveMinimum === true ? numberOf(schema.minimum) : numberOf(schema.exclusiveMinimum)
+  const exclusiveMaximum = schema.exclusiveMaximum === true ? numberOf(schema.maximum) : numberOf(schema.exclusiveMaximum)
+  if (minimum !== undefined && value < minimum) errors.push(`${path}: less than ${minimum}`)
+  if (maximum !== undefined && value > maximum) errors.push(`${path}: greater than ${maximum}`)
+  if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) errors.push(`${path}: not greater than ${exclusiveMinimum}`)
+  if (exclusiveMaximum !== undefined && value >= exclusiveMaximum) errors.push(`${path}: not less than ${exclusiveMaximum}`)
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -110,5 +204,5 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false
   const keysA = Object.keys(a)
   const keysB = Object.keys(b)
-  return keysA.length === keysB.length && keysA.every((key) => deepEqual((a as any)[key], (b as any)[key]))
+  return keysA.length === keysB.length && keysA.every((key) => has(b, key) && deepEqual((a as any)[key], (b as any)[key]))
 }

@@ -39,3 +39,68 @@ test("anyOf and oneOf", () => {
     "$: must match exactly one shape (oneOf), matches 2",
   ])
 })
+
+test("odd schema shapes never make the validator throw", () => {
+  // Each of these used to throw (a TypeError, a SyntaxError from RegExp, or a stack overflow).
+  const odd: [unknown, unknown][] = [
+    [null, 1],
+    [[], { a: 1 }],
+    ["str", "x"],
+    [{ properties: { a: null } }, { a: 1 }],
+    [{ properties: 3 }, { a: 1 }],
+    [{ items: null }, [1]],
+    [{ enum: "a" }, "a"],
+    [{ required: 5 }, {}],
+    [{ allOf: {} }, 1],
+    [{ anyOf: 3, oneOf: "x" }, 1],
+    [{ pattern: "(" }, "x"],
+    [{ $ref: "#" }, 1],
+    [{ allOf: [{ $ref: "#/$defs/a" }], $defs: { a: { $ref: "#" } } }, 1],
+  ]
+  for (const [schema, value] of odd) expect(() => validateJson(schema, value)).not.toThrow()
+  expect(validateJson({ properties: { a: null } }, { a: 1 })).toEqual([])
+})
+
+test("a $ref that cannot be followed is reported as an error, not thrown", () => {
+  expect(validateJson({ properties: { a: { $ref: "#/$defs/nope" } } }, { a: 1 })).toEqual([
+    '$.a: the schema\'s "$ref" "#/$defs/nope" points nowhere',
+  ])
+  expect(validateJson({ $ref: "other.json#/a" }, 1)).toEqual([
+    '$: the schema\'s "$ref" "other.json#/a" is not supported: only references inside the file (starting with #) work',
+  ])
+})
+
+test("a recursive schema still validates a nested value", () => {
+  const tree = { type: "object", required: ["name"], properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } } }
+  expect(validateJson(tree, { name: "a", children: [{ name: "b", children: [{ name: "c" }] }] })).toEqual([])
+  expect(validateJson(tree, { name: "a", children: [{ name: "b", children: [{ name: 3 }] }] })).toEqual([
+    "$.children[0].children[0].name: expected string, got integer",
+  ])
+})
+
+test("property names of Object.prototype are not mistaken for declared or present properties", () => {
+  const schema = { type: "object", required: ["constructor"], additionalProperties: false, properties: { a: { type: "string" } } }
+  expect(validateJson(schema, { toString: 1 })).toEqual(['$: missing required property "constructor"', '$: unexpected property "toString"'])
+})
+
+test("$ref follows JSON Pointer escapes: ~1, ~0 and percent-encoding", () => {
+  const schema = { $defs: { "a/b": { type: "string" }, "c~d": { type: "number" }, "e f": { type: "boolean" } }, properties: {
+    x: { $ref: "#/$defs/a~1b" }, y: { $ref: "#/$defs/c~0d" }, z: { $ref: "#/$defs/e%20f" } } }
+  expect(validateJson(schema, { x: 1, y: "s", z: 0 })).toEqual([
+    "$.x: expected string, got integer",
+    "$.y: expected number, got string",
+    "$.z: expected boolean, got integer",
+  ])
+})
+
+test("bounds: draft 2020 numbers and draft 4 exclusive flags", () => {
+  expect(validateJson({ exclusiveMinimum: 0, maximum: 10 }, 0)).toEqual(["$: not greater than 0"])
+  expect(validateJson({ minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true }, 0)).toEqual(["$: not greater than 0"])
+  expect(validateJson({ minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: true }, 10)).toEqual(["$: not less than 10"])
+  expect(validateJson({ minimum: 0, exclusiveMinimum: false }, 0)).toEqual([])
+})
+
+test("a pattern that needs plain (non-unicode) regex syntax still works", () => {
+  expect(validateJson({ pattern: "^\\d{3}\\-\\d{4}$" }, "555-1234")).toEqual([])
+  expect(validateJson({ pattern: "^\\d{3}\\-\\d{4}$" }, "5551234")).toEqual(["$: does not match /^\\d{3}\\-\\d{4}$/"])
+})
