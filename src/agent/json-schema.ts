@@ -178,9 +178,17 @@ class Validation {
       }
     }
     const properties = isObject(schema.properties) ? schema.properties : {}
+    const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : []
     for (const [key, item] of Object.entries(value)) {
-      if (has(properties, key)) this.check(properties[key], item, `${path}.${key}`, errors)
-      else if (schema.additionalProperties === false) errors.push(`${path}: unexpected property "${key}"`)
+      let declared = has(properties, key)
+      if (declared) this.check(properties[key], item, `${path}.${key}`, errors)
+      for (const [pattern, sub] of patterns) {
+        if (!this.regex(pattern)?.test(key)) continue
+        declared = true
+        this.check(sub, item, `${path}.${key}`, errors)
+      }
+      if (declared) continue
+      if (schema.additionalProperties === false) errors.push(`${path}: unexpected property "${key}"`)
       else if (isObject(schema.additionalProperties)) this.check(schema.additionalProperties, item, `${path}.${key}`, errors)
     }
   }

@@ -104,3 +104,18 @@ test("a pattern that needs plain (non-unicode) regex syntax still works", () => 
   expect(validateJson({ pattern: "^\\d{3}\\-\\d{4}$" }, "555-1234")).toEqual([])
   expect(validateJson({ pattern: "^\\d{3}\\-\\d{4}$" }, "5551234")).toEqual(["$: does not match /^\\d{3}\\-\\d{4}$/"])
 })
+
+test("patternProperties: matching keys follow their schema and are not additional", () => {
+  const schema = {
+    type: "object",
+    properties: { name: { type: "string" } },
+    patternProperties: { "^x-": { type: "number" }, "count$": { type: "integer" } },
+    additionalProperties: false,
+  }
+  expect(validateJson(schema, { name: "a", "x-a": 1.5, "x-count": 2 })).toEqual([])
+  expect(validateJson(schema, { name: "a", "x-a": "no", "x-count": 2.5, other: 1 })).toEqual([
+    "$.x-a: expected number, got string",
+    "$.x-count: expected integer, got number",
+    '$: unexpected property "other"',
+  ])
+})
