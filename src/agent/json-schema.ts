@@ -214,3 +214,139 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const keysB = Object.keys(b)
   return keysA.length === keysB.length && keysA.every((key) => has(b, key) && deepEqual((a as any)[key], (b as any)[key]))
 }
+
+// ---- checking a schema when it is loaded ----
+
+const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"]
+const NUMBERS = ["minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"]
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions"]
+const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf"]
+
+/** `/properties/a~1b`, or "the top level" for the root. */
+const where = (pointer: string) => pointer || "the top level"
+const child = (pointer: string, ...keys: (string | number)[]) =>
+  pointer + keys.map((key) => `/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("")
+
+/**
+ * What is wrong with a schema the validator would misread or choke on, as one line for the user
+ * (`"pattern" at /properties/ok is not a valid regular expression: missing )`), or undefined.
+ * Checks the keywords the validator uses: shapes, patterns, $refs, and $ref loops that never go
+ * into the value.
+ */
+export function schemaProblem(schema: unknown): string | undefined {
+  if (!isSchema(schema)) return `the schema must be a JSON object or true/false, not ${describe(schema)}`
+  /** Every sub-schema met, with where it was first met. */
+  const seen = new Map<object, string>()
+
+  const walk = (node: unknown, at: string): string | undefined => {
+    if (typeof node === "boolean") return undefined
+    if (!isObject(node)) return `the schema at ${where(at)} must be a JSON object or true/false, not ${describe(node)}`
+    if (seen.has(node)) return undefined
+    seen.set(node, at)
+    const problem = keywordProblem(node, at)
+    if (problem) return problem
+    const next: [unknown, string][] = []
+    if (typeof node.$ref === "string") {
+      const target = resolveRef(schema, node.$ref)
+      if ("problem" in target) return `"$ref" "${node.$ref}" at ${where(at)} ${target.problem}`
+      next.push([target.schema, target.pointer])
+    }
+    for (const key of ["additionalProperties", "not"]) if (has(node, key)) next.push([node[key], child(at, key)])
+    // items is one schema, or (drafts 4 to 2019) a list of them.
+    if (Array.isArray(node.items)) node.items.forEach((sub, index) => next.push([sub, child(at, "items", index)]))
+    else if (has(node, "items")) next.push([node.items, child(at, "items")])
+    for (const key of SCHEMA_MAPS) {
+      for (const [name, sub] of Object.entries((node[key] ?? {}) as object)) next.push([sub, child(at, key, name)])
+    }
+    for (const key of SCHEMA_LISTS) {
+      for (const [index, sub] of ((node[key] ?? []) as unknown[]).entries()) next.push([sub, child(at, key, index)])
+    }
+    for (const [sub, pointer] of next) {
+      const problem = walk(sub, pointer)
+      if (problem) return problem
+    }
+    return undefined
+  }
+  return walk(schema, "") ?? loopProblem(schema, seen)
+}
+
+function keywordProblem(node: Record<string, unknown>, at: string): string | undefined {
+  if (has(node, "$ref") && typeof node.$ref !== "string") return `"$ref" at ${where(at)} must be a string, not ${describe(node.$ref)}`
+  if (has(node, "type")) {
+    const types = [node.type].flat()
+    const bad = Array.isArray(node.type) && node.type.length === 0 ? [] : types.filter((type) => !TYPES.includes(type as string))
+    if (bad.length > 0 || types.length === 0) {
+      const got = bad.length > 0 ? JSON.stringify(bad[0]) : "an empty list"
+      return `"type" at ${where(at)} must be one of ${TYPES.join(", ")} (or a list of them), not ${got}`
+    }
+  }
+  if (has(node, "enum") && !Array.isArray(node.enum)) return `"enum" at ${where(at)} must be an array, not ${describe(node.enum)}`
+  if (has(node, "required") && !(Array.isArray(node.required) && node.required.every((key) => typeof key === "string"))) {
+    return `"required" at ${where(at)} must be an array of strings`
+  }
+  for (const key of NUMBERS) {
+    if (has(node, key) && typeof node[key] !== "number") return `"${key}" at ${where(at)} must be a number, not ${describe(node[key])}`
+  }
+  for (const key of ["exclusiveMinimum", "exclusiveMaximum"]) {
+    if (has(node, key) && typeof node[key] !== "number" && typeof node[key] !== "boolean") {
+      return `"${key}" at ${where(at)} must be a number, not ${describe(node[key])}`
+    }
+  }
+  if (has(node, "pattern")) {
+    if (typeof node.pattern !== "string") return `"pattern" at ${where(at)} must be a string, not ${describe(node.pattern)}`
+    const compiled = compilePattern(node.pattern)
+    if (!(compiled instanceof RegExp)) return `"pattern" at ${where(at)} is not a valid regular expression: ${compiled.error}`
+  }
+  for (const key of SCHEMA_MAPS) {
+    if (has(node, key) && !isObject(node[key])) return `"${key}" at ${where(at)} must be an object, not ${describe(node[key])}`
+  }
+  for (const pattern of Object.keys(isObject(node.patternProperties) ? node.patternProperties : {})) {
+    const compiled = compilePattern(pattern)
+    if (!(compiled instanceof RegExp)) {
+      return `"patternProperties" key ${JSON.stringify(pattern)} at ${where(at)} is not a valid regular expression: ${compiled.error}`
+    }
+  }
+  for (const key of SCHEMA_LISTS) {
+    if (has(node, key) && !(Array.isArray(node[key]) && (node[key] as unknown[]).length > 0)) {
+      return `"${key}" at ${where(at)} must be a non-empty array of schemas`
+    }
+  }
+  return undefined
+}
+
+/**
+ * A $ref that comes back to where it started without going into the value ($ref, allOf, anyOf,
+ * oneOf, not stay on the same value) would never end; the validator cuts it, the user is told.
+ */
+function loopProblem(root: Schema, seen: Map<object, string>): string | undefined {
+  const state = new Map<object, "open" | "done">()
+  const visit = (node: Record<string, unknown>): string | undefined => {
+    state.set(node, "open")
+    const at = seen.get(node) ?? ""
+    const next: [unknown, string | undefined][] = []
+    if (typeof node.$ref === "string") {
+      const target = resolveRef(root, node.$ref)
+      if ("schema" in target) next.push([target.schema, node.$ref])
+    }
+    for (const key of SCHEMA_LISTS) if (Array.isArray(node[key])) for (const sub of node[key] as unknown[]) next.push([sub, undefined])
+    if (has(node, "not")) next.push([node.not, undefined])
+    for (const [sub, ref] of next) {
+      if (!isObject(sub) || state.get(sub) === "done") continue
+      if (state.get(sub) === "open") {
+        return ref === undefined
+          ? `the schema at ${where(at)} contains itself`
+          : `"$ref" "${ref}" at ${where(at)} leads back to itself without going into the value`
+      }
+      const problem = visit(sub)
+      if (problem) return problem
+    }
+    state.set(node, "done")
+    return undefined
+  }
+  for (const node of seen.keys()) {
+    if (state.has(node)) continue
+    const problem = visit(node as Record<string, unknown>)
+    if (problem) return problem
+  }
+  return undefined
+}

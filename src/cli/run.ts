@@ -2,6 +2,7 @@ import { defineCommand } from "citty"
 import { readFile } from "node:fs/promises"
 import { createAgent, type Agent } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
+import { schemaProblem } from "../agent/json-schema.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import type { Executor } from "../executor/executor.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
@@ -186,20 +187,28 @@ async function readPrompt(prompt: string | undefined): Promise<string> {
   return text.trim()
 }
 
+/**
+ * Loads and checks the --json-schema file before any model call: a schema the validator would
+ * misread (not an object, a pattern that does not compile, a $ref to nowhere) is refused with
+ * exit 2 rather than failing the run after model turns were spent.
+ */
 async function readSchema(file: string): Promise<unknown> {
+  const refuse = (problem: string) => new UsageError(`--json-schema ${file}: ${problem}`)
   let text: string
   try {
     text = await readFile(file, "utf8")
   } catch (error) {
-    throw new UsageError(`cannot read the --json-schema file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw refuse(`cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
+  let schema: unknown
   try {
-    const schema = JSON.parse(text)
-    if (typeof schema !== "object" && typeof schema !== "boolean") throw new Error("not a schema")
-    return schema
+    schema = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`the --json-schema file ${file} is not JSON: ${(error as Error).message}`)
+    throw refuse(`not JSON: ${(error as Error).message}`)
   }
+  const problem = schemaProblem(schema)
+  if (problem) throw refuse(problem)
+  return schema
 }
 
 function positiveNumber(flag: string, value: string | undefined, integer: boolean): number | undefined {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { validateJson } from "../../src/agent/json-schema.ts"
+import { schemaProblem, validateJson } from "../../src/agent/json-schema.ts"
 
 const schema = {
   type: "object",
@@ -118,4 +118,25 @@ test("patternProperties: matching keys follow their schema and are not additiona
     "$.x-count: expected integer, got number",
     '$: unexpected property "other"',
   ])
+})
+
+test("schemaProblem accepts the schemas people write, whatever the draft", () => {
+  expect(schemaProblem(schema)).toBeUndefined()
+  expect(schemaProblem(true)).toBeUndefined()
+  expect(schemaProblem({})).toBeUndefined()
+  expect(schemaProblem({ minimum: 0, exclusiveMinimum: true, items: [{ type: "string" }], definitions: { a: {} }, $ref: "#/definitions/a" })).toBeUndefined()
+  expect(schemaProblem({ type: ["string", "null"], "x-note": { pattern: "(" }, if: { const: 1 } })).toBeUndefined()
+})
+
+test("schemaProblem checks what a $ref points to, even outside the keywords it walks", () => {
+  expect(schemaProblem({ $ref: "#/x-shared/s", "x-shared": { s: { pattern: "[" } } })).toBe(
+    '"pattern" at /x-shared/s is not a valid regular expression: missing terminating ] for character class',
+  )
+})
+
+test("schemaProblem looks into tuple items next to other keywords", () => {
+  expect(schemaProblem({ items: [{ type: "string" }, null], not: { type: "null" } })).toBe(
+    "the schema at /items/1 must be a JSON object or true/false, not null",
+  )
+  expect(schemaProblem({ items: 3 })).toBe("the schema at /items must be a JSON object or true/false, not a number")
 })
