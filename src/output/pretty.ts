@@ -11,7 +11,7 @@ export interface PrettyOptions {
   maxOutputLines?: number
   /** Lines of a streaming script shown before the rest is counted (default 40). */
   maxScriptLines?: number
-  /** Characters of one script line shown before it is clipped with "…" (default 300). */
+  /** Characters of one script or output line shown before it is clipped with "…" (default 300). */
   maxScriptColumns?: number
 }
 
@@ -130,7 +130,10 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         newline()
         const lines = visible(event.output).replace(/\n$/, "").split("\n")
         const shown = lines.length > maxLines ? lines.slice(0, maxLines) : lines
-        for (const line of shown) write(`${lead}${c.dim("  ")}${line}\n`)
+        for (const line of shown) {
+          const long = line.length > maxScriptColumns
+          write(`${lead}${c.dim("  ")}${long ? clip(line, maxScriptColumns) + c.dim("…") : line}\n`)
+        }
         if (lines.length > shown.length) write(`${lead}${c.dim(`  … ${lines.length - shown.length} more lines`)}\n`)
         return
       }

@@ -61,3 +61,8 @@ test("a script cut short starts again from the top: each script gets its own 40 
   const stdout = pretty([...script(many, 10), ...script("second", 3)])
   expect(stdout.endsWith("│ … 5 more lines\n  ok\n▸ execute\n│ second\n  ok\n")).toBe(true)
 })
+
+test("pretty output clips a very long line of script output too", () => {
+  const stdout = pretty([{ _tag: "ScriptOutput", output: "y".repeat(1_000_000) + "\nshort\n" }])
+  expect(stdout).toBe(`  ${"y".repeat(300)}…\n  short\n`)
+})
