@@ -1,6 +1,7 @@
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
+import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
 
 const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
@@ -95,12 +96,12 @@ function plain(text: string): string {
 export function reportError(error: unknown): number {
   const debug = process.env.CLANKA_DEBUG === "1"
   if (error instanceof ClankaError) {
-    process.stderr.write(`clanka: ${error.message}\n`)
+    process.stderr.write(`clanka: ${visible(error.message)}\n`)
     if (debug && error.stack) process.stderr.write(error.stack + "\n")
     return error.exitCode
   }
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`clanka: ${message.split("\n")[0]}\n`)
+  process.stderr.write(`clanka: ${visible(message.split("\n")[0]!)}\n`)
   if (debug && error instanceof Error && error.stack) process.stderr.write(error.stack + "\n")
   return ExitCode.failed
 }

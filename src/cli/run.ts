@@ -5,6 +5,7 @@ import type { AgentEvent } from "../agent/events.ts"
 import { schemaProblem } from "../agent/json-schema.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import type { Executor } from "../executor/executor.ts"
+import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
@@ -108,7 +109,7 @@ async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEv
     print(event)
     if (event._tag === "AgentFinished") code = ExitCode.ok
     if (event._tag === "AgentError") {
-      process.stderr.write(`clanka: ${event.message}\n`)
+      process.stderr.write(`clanka: ${visible(event.message)}\n`)
       code = event.exitCode
     }
   }
