@@ -177,10 +177,15 @@ for (const [how, stop] of [
   })
 }
 
+/** Running, not a zombie: a killed process may wait here for PID 1 to reap it. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
+  } catch {
+    return false
+  }
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
   } catch {
     return false
   }
