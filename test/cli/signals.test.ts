@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+import { isRunning } from "../support/processes.ts"
 
 let dir: string
 let server: FakeServer | undefined
@@ -23,14 +24,7 @@ function sleeper(): { command: string; pidFile: string } {
   return { command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep 205`, pidFile }
 }
 
-/** Gone, or a zombie nobody reaps (killed processes may linger so under PID 1 here). */
-function dead(pid: number): boolean {
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
-  } catch {
-    return true
-  }
-}
+const dead = (pid: number) => !isRunning(pid)
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms

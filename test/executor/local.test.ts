@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { CancelledError, ScriptError } from "../../src/errors.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { PROTOCOL_VERSION, VERSION } from "../../src/version.ts"
+import { isRunning } from "../support/processes.ts"
 
 let dir: string
 let executor: LocalExecutor
@@ -15,11 +16,7 @@ beforeAll(async () => {
 })
 afterAll(() => executor.close())
 
-/** A killed process may linger as a zombie until its new parent reaps it; that counts as dead. */
-async function isAlive(pid: number): Promise<boolean> {
-  const status = await Bun.file(`/proc/${pid}/status`).text().catch(() => "")
-  return status !== "" && !/^State:\s+Z/m.test(status)
-}
+const isAlive = async (pid: number) => isRunning(pid)
 
 interface Outcome {
   output: string

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
 import { sessionPerTest, type RawSession } from "./raw-session.ts"
+import { isRunning } from "../support/processes.ts"
 
 let dir: string
 
@@ -177,16 +178,4 @@ for (const [how, stop] of [
   })
 }
 
-/** Running, not a zombie: a killed process may wait here for PID 1 to reap it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
-  } catch {
-    return false
-  }
-}
+const alive = isRunning
