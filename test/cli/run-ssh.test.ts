@@ -2,37 +2,22 @@
 // scripts (a sub-agent's included) run in a directory on the far side, and losing the far side in
 // the middle of a run ends it with exit 3.
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
-import { sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
+import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
 const available = sshdAvailable()
-let sshd: Sshd
-let local: string
-let remoteDir: string
-let remoteBin: string
-let pidFile: string
+let host: SshProject
 let server: FakeServer | undefined
 
 beforeAll(async () => {
-  if (!available) return
-  sshd = await startSshd()
-  local = realpathSync(mkdtempSync(join(tmpdir(), "clanka-run-ssh-local-")))
-  writeFileSync(join(local, "local-only.txt"), "not this one\n")
-  remoteDir = join(sshd.dir, "remote project")
-  mkdirSync(remoteDir, { recursive: true })
-  writeFileSync(join(remoteDir, "README.md"), "remote readme\n")
-  pidFile = join(sshd.dir, "remote.pid")
-  remoteBin = writeRemoteBin(join(sshd.dir, "clanka"), { pidFile })
+  if (available) host = await startSshProject("clanka-run-ssh-local-", { "README.md": "remote readme\n" })
 })
 
 afterAll(async () => {
-  if (!available) return
-  await sshd.stop()
-  rmSync(local, { recursive: true, force: true })
+  if (available) await host.stop()
 })
 
 afterEach(async () => {
@@ -45,14 +30,19 @@ const MODEL = "anthropic/claude-sonnet-4-5"
 setDefaultTimeout(60_000)
 
 function sshArgs(): string[] {
-  return ["--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin]
+  return ["--ssh", host.target, "--remote-bin", host.remoteBin]
 }
 
 function env(): Record<string, string> {
-  return { ...sshd.env, ...server!.env, CLANKA_MODEL: MODEL }
+  return { ...host.env, ...server!.env, CLANKA_MODEL: MODEL }
 }
 
 const parse = (stdout: string) => stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+/** Each event's tag; a sub-agent's part as `SubagentPart:<its tag>`. */
+const tagsOf = (events: any[]) => events.map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
+/** A model turn that writes a script, before the script's output. */
+const SCRIPT_TURN = ["ScriptStart", "ScriptDelta", "ScriptEnd", "Usage"]
+const SUB_SCRIPT_TURN = SCRIPT_TURN.map((tag) => `SubagentPart:${tag}`)
 
 /** Answers by request: the parent delegates, the sub-agent lists and writes on the far side. */
 function dispatch(request: FakeRequest): FakeTurn {
@@ -75,34 +65,24 @@ function dispatch(request: FakeRequest): FakeTurn {
 
 test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remote directory; events in order", async () => {
   server = await startFakeModel("anthropic", Array.from({ length: 4 }, () => dispatch))
-  const result = await clanka(["run", "--json", ...sshArgs(), "delegate it"], { cwd: local, env: env(), timeoutMs: 30_000 })
+  const result = await clanka(["run", "--json", ...sshArgs(), "delegate it"], { cwd: host.local, env: env(), timeoutMs: 30_000 })
   expect(result.stderr).toBe("")
   expect(result.code).toBe(0)
   const events = parse(result.stdout)
-  const tags = events.map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
-  expect(tags).toEqual([
+  expect(tagsOf(events)).toEqual([
     "AgentStart",
-    "ScriptStart",
-    "ScriptDelta",
-    "ScriptEnd",
-    "Usage",
+    ...SCRIPT_TURN,
     "SubagentStart",
-    "SubagentPart:ScriptStart",
-    "SubagentPart:ScriptDelta",
-    "SubagentPart:ScriptEnd",
-    "SubagentPart:Usage",
+    ...SUB_SCRIPT_TURN,
     "SubagentPart:ScriptOutput",
     "SubagentComplete",
     "ScriptOutput",
-    "ScriptStart",
-    "ScriptDelta",
-    "ScriptEnd",
-    "Usage",
+    ...SCRIPT_TURN,
     "ScriptOutput",
     "AgentFinished",
   ])
   const [start] = events
-  expect(start).toMatchObject({ _tag: "AgentStart", prompt: "delegate it", provider: "anthropic", model: "claude-sonnet-4-5", directory: remoteDir })
+  expect(start).toMatchObject({ _tag: "AgentStart", prompt: "delegate it", provider: "anthropic", model: "claude-sonnet-4-5", directory: host.remoteDir })
   expect(start.tools).toContain("delegate")
   const sub = events[5]
   expect(sub).toEqual({ _tag: "SubagentStart", id: `${start.id}.1`, prompt: "write out/from-sub.txt", provider: "anthropic", model: "claude-sonnet-4-5" })
@@ -113,25 +93,25 @@ test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remo
   expect(events[12]).toEqual({ _tag: "ScriptOutput", output: "sub said: wrote out/from-sub.txt\n" })
   expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub said: wrote out/from-sub.txt", turns: 2 })
 
-  expect(readFileSync(join(remoteDir, "out/from-sub.txt"), "utf8")).toBe("sub was here")
-  expect(existsSync(join(local, "out"))).toBe(false)
+  expect(readFileSync(join(host.remoteDir, "out/from-sub.txt"), "utf8")).toBe("sub was here")
+  expect(existsSync(join(host.local, "out"))).toBe(false)
   // Every model request is made here: the parent's two and the sub-agent's one.
   expect(server.requests.map((request) => request.system.includes("You are a sub-agent"))).toEqual([false, true, false])
 })
 
 /** Runs clanka and SIGKILLs the remote executor once `marker` exists in the remote directory. */
 async function killRemoteWhen(marker: string, args: string[]): Promise<{ result: Awaited<ReturnType<typeof clanka>>; killedAt: number }> {
-  rmSync(pidFile, { force: true })
-  rmSync(join(remoteDir, marker), { force: true })
+  host.forgetRemote()
+  rmSync(join(host.remoteDir, marker), { force: true })
   let killedAt = 0
   const watcher = (async () => {
     const deadline = Date.now() + 20_000
-    while (Date.now() < deadline && !existsSync(join(remoteDir, marker))) await Bun.sleep(20)
-    if (!existsSync(join(remoteDir, marker))) return
+    while (Date.now() < deadline && !existsSync(join(host.remoteDir, marker))) await Bun.sleep(20)
+    if (!existsSync(join(host.remoteDir, marker))) return
     killedAt = Date.now()
-    process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL")
+    host.killRemote()
   })()
-  const result = await clanka(args, { cwd: local, env: env(), timeoutMs: 30_000 })
+  const result = await clanka(args, { cwd: host.local, env: env(), timeoutMs: 30_000 })
   await watcher
   return { result, killedAt }
 }
@@ -148,15 +128,7 @@ test.skipIf(!available)("the far side killed in the middle of a script: exit 3, 
   expect(result.code).toBe(3)
   expect(result.stderr).toBe(`clanka: ${LOST}\n`)
   const events = parse(result.stdout)
-  expect(events.map((event) => event._tag)).toEqual([
-    "AgentStart",
-    "ScriptStart",
-    "ScriptDelta",
-    "ScriptEnd",
-    "Usage",
-    "ScriptOutput",
-    "AgentError",
-  ])
+  expect(tagsOf(events)).toEqual(["AgentStart", ...SCRIPT_TURN, "ScriptOutput", "AgentError"])
   // The script block is closed by its output so far and why it stopped.
   expect(events.at(-2)).toEqual({ _tag: "ScriptOutput", output: `[stopped: ${LOST}]` })
   expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
@@ -179,21 +151,12 @@ test.skipIf(!available)("the far side killed while a sub-agent's script runs: ex
   // Whether the sub-agent reports its failure (its ScriptOutput, its SubagentComplete) before the
   // parent notices the loss is a race; either way the parent ends the run with the executor's
   // loss, not with a failed delegate().
-  const tags = events
-    .filter((event) => event._tag !== "SubagentComplete" && event._tag !== "ScriptOutput")
-    .filter((event) => event._tag !== "SubagentPart" || event.part._tag !== "ScriptOutput")
-    .map((event) => (event._tag === "SubagentPart" ? `SubagentPart:${event.part._tag}` : event._tag))
-  expect(tags).toEqual([
+  const racing = ["SubagentComplete", "ScriptOutput", "SubagentPart:ScriptOutput"]
+  expect(tagsOf(events).filter((tag) => !racing.includes(tag))).toEqual([
     "AgentStart",
-    "ScriptStart",
-    "ScriptDelta",
-    "ScriptEnd",
-    "Usage",
+    ...SCRIPT_TURN,
     "SubagentStart",
-    "SubagentPart:ScriptStart",
-    "SubagentPart:ScriptDelta",
-    "SubagentPart:ScriptEnd",
-    "SubagentPart:Usage",
+    ...SUB_SCRIPT_TURN,
     "AgentError",
   ])
 })

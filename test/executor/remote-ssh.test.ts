@@ -2,35 +2,19 @@
 // directory on the "remote" side, and every way ssh fails ends with exit 3 and one line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BUN, MAIN, sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
+import { BUN, MAIN, sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
 const available = sshdAvailable()
-let sshd: Sshd
-let local: string
-let remoteDir: string
-let remoteBin: string
-let pidFile: string
+let host: SshProject
 
 beforeAll(async () => {
-  if (!available) return
-  sshd = await startSshd()
-  local = realpathSync(mkdtempSync(join(tmpdir(), "clanka-ssh-local-")))
-  writeFileSync(join(local, "local-only.txt"), "not this one\n")
-  remoteDir = join(sshd.dir, "remote project")
-  mkdirSync(join(remoteDir, "src"), { recursive: true })
-  writeFileSync(join(remoteDir, "README.md"), "remote readme\n")
-  writeFileSync(join(remoteDir, "src", "main.ts"), "export {}\n")
-  pidFile = join(sshd.dir, "remote.pid")
-  remoteBin = writeRemoteBin(join(sshd.dir, "clanka"), { pidFile })
+  if (available) host = await startSshProject("clanka-ssh-local-", { "README.md": "remote readme\n", "src/main.ts": "export {}\n" })
 })
 
 afterAll(async () => {
-  if (!available) return
-  await sshd.stop()
-  rmSync(local, { recursive: true, force: true })
+  if (available) await host.stop()
 })
 
 interface Run {
@@ -46,7 +30,7 @@ function clanka(
 ): Promise<Run> {
   return new Promise((done) => {
     // A process group of its own, like a job in a terminal, so a test can send it Ctrl-C.
-    const child = spawn(BUN, [MAIN, ...args], { cwd: local, env: { ...process.env, ...sshd.env, ...env }, detached: true })
+    const child = spawn(BUN, [MAIN, ...args], { cwd: host.local, env: { ...process.env, ...host.env, ...env }, detached: true })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => {
@@ -62,9 +46,9 @@ test.skipIf(!available)("clanka exec --ssh HOST:DIR runs the script in DIR on th
   const result = await clanka([
     "exec",
     "--ssh",
-    `${sshd.alias}:${remoteDir}`,
+    host.target,
     "--remote-bin",
-    remoteBin,
+    host.remoteBin,
     "-e",
     'console.log(await ls(".")); console.log(await readFile({ path: "README.md" }))',
   ])
@@ -72,38 +56,38 @@ test.skipIf(!available)("clanka exec --ssh HOST:DIR runs the script in DIR on th
 })
 
 test.skipIf(!available)("clanka tool --ssh calls one tool on the far side; CLANKA_REMOTE_BIN names the binary", async () => {
-  const result = await clanka(["tool", "--ssh", `${sshd.alias}:${remoteDir}`, "readFile", '{"path":"src/main.ts"}'], {
-    CLANKA_REMOTE_BIN: remoteBin,
+  const result = await clanka(["tool", "--ssh", host.target, "readFile", '{"path":"src/main.ts"}'], {
+    CLANKA_REMOTE_BIN: host.remoteBin,
   })
   expect(result).toEqual({ code: 0, stdout: '"export {}\\n"\n', stderr: "" })
   const written = await clanka(
-    ["tool", "--ssh", `${sshd.alias}:${remoteDir}`, "writeFile", '{"path":"notes/todo.txt","content":"from afar"}'],
-    { CLANKA_REMOTE_BIN: remoteBin },
+    ["tool", "--ssh", host.target, "writeFile", '{"path":"notes/todo.txt","content":"from afar"}'],
+    { CLANKA_REMOTE_BIN: host.remoteBin },
   )
   expect(written).toEqual({ code: 0, stdout: "null\n", stderr: "" })
-  expect(readFileSync(join(remoteDir, "notes/todo.txt"), "utf8")).toBe("from afar")
+  expect(readFileSync(join(host.remoteDir, "notes/todo.txt"), "utf8")).toBe("from afar")
 })
 
 test.skipIf(!available)("a script that throws on the far side exits 1 with its error", async () => {
-  const result = await clanka(["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'throw new Error("remote boom")'])
+  const result = await clanka(["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "-e", 'throw new Error("remote boom")'])
   expect(result.code).toBe(1)
   expect(result.stdout).toContain("Error: remote boom")
   expect(result.stderr).toBe("clanka: the script failed: Error: remote boom (line 1)\n")
 })
 
 test.skipIf(!available)("ssh that cannot connect: exit 3 and ssh's own line", async () => {
-  const result = await clanka(["exec", "--ssh", `${sshd.downAlias}:/tmp`, "-e", "console.log(1)"])
+  const result = await clanka(["exec", "--ssh", `${host.downAlias}:/tmp`, "-e", "console.log(1)"])
   expect(result.code).toBe(3)
   expect(result.stdout).toBe("")
   expect(result.stderr).toMatch(
     new RegExp(
-      `^clanka: cannot connect to ${sshd.downAlias} with ssh: ssh: connect to host 127\\.0\\.0\\.1 port \\d+: Connection refused; check that \`ssh ${sshd.downAlias}\` works\\n$`,
+      `^clanka: cannot connect to ${host.downAlias} with ssh: ssh: connect to host 127\\.0\\.0\\.1 port \\d+: Connection refused; check that \`ssh ${host.downAlias}\` works\\n$`,
     ),
   )
 })
 
 test.skipIf(!available)("clanka missing on the host: exit 3, install it or pass --remote-bin", async () => {
-  const result = await clanka(["tool", "--ssh", `${sshd.alias}:/tmp`, "--remote-bin", "/opt/nowhere/clanka", "ls", "."])
+  const result = await clanka(["tool", "--ssh", `${host.alias}:/tmp`, "--remote-bin", "/opt/nowhere/clanka", "ls", "."])
   expect(result).toEqual({
     code: 3,
     stdout: "",
@@ -113,10 +97,10 @@ test.skipIf(!available)("clanka missing on the host: exit 3, install it or pass 
 })
 
 test.skipIf(!available)("a host that prints a banner on stdout: exit 3 naming the line and where it comes from", async () => {
-  const chatty = join(sshd.dir, "chatty-clanka")
-  writeFileSync(chatty, `#!/bin/sh\necho "Welcome to the build box"\nexec '${remoteBin}' "$@"\n`)
+  const chatty = join(host.dir, "chatty-clanka")
+  writeFileSync(chatty, `#!/bin/sh\necho "Welcome to the build box"\nexec '${host.remoteBin}' "$@"\n`)
   chmodSync(chatty, 0o755)
-  const result = await clanka(["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", chatty, "-e", "console.log(1)"])
+  const result = await clanka(["exec", "--ssh", host.target, "--remote-bin", chatty, "-e", "console.log(1)"])
   expect(result).toEqual({
     code: 3,
     stdout: "",
@@ -127,12 +111,12 @@ test.skipIf(!available)("a host that prints a banner on stdout: exit 3 naming th
 test.skipIf(!available)("killing the far side in the middle of a long execute ends the client with exit 3 within a second", async () => {
   let killedAt = 0
   const result = await clanka(
-    ["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
+    ["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
     {},
     () => {
       if (killedAt) return
       killedAt = Date.now()
-      process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL")
+      host.killRemote()
     },
   )
   expect(Date.now() - killedAt).toBeLessThan(1000)
@@ -144,7 +128,7 @@ test.skipIf(!available)("killing the far side in the middle of a long execute en
 test.skipIf(!available)("Ctrl-C reaching both clanka and ssh is an interruption (exit 130), not a lost executor", async () => {
   let interrupted = false
   const result = await clanka(
-    ["exec", "--ssh", `${sshd.alias}:${remoteDir}`, "--remote-bin", remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
+    ["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "-e", 'console.log("working"); await sleep(60000)'],
     {},
     (_text, pid) => {
       if (interrupted) return

@@ -4,10 +4,10 @@
  * home, not $HOME, so the config reaches clanka's `ssh` through a wrapper put first on PATH.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
 export const SSHD = "/usr/sbin/sshd"
 const REPO = resolve(import.meta.dir, "../..")
@@ -128,6 +128,48 @@ export async function startSshd(): Promise<Sshd> {
   }
   rmSync(dir, { recursive: true, force: true })
   throw new Error(`sshd did not start: ${lastError}`)
+}
+
+/** sshd with a project on its far side, and a local directory for clanka to start in. */
+export interface SshProject extends Sshd {
+  /** The local working directory (its real path), holding local-only.txt: what the far side must not see. */
+  local: string
+  /** The project directory on the far side (its name has a space). */
+  remoteDir: string
+  /** `ALIAS:REMOTEDIR`, for `--ssh`. */
+  target: string
+  /** The remote clanka, for `--remote-bin`; it records its pid so `killRemote` can find it. */
+  remoteBin: string
+  /** SIGKILLs the remote clanka last started through `remoteBin`: the far side dies. */
+  killRemote(): void
+  /** Forgets the pid of the remote clanka last started. */
+  forgetRemote(): void
+}
+
+/** Starts sshd, writes `remoteFiles` into the remote project and makes the local directory. */
+export async function startSshProject(localPrefix: string, remoteFiles: Record<string, string>): Promise<SshProject> {
+  const sshd = await startSshd()
+  const local = realpathSync(mkdtempSync(join(tmpdir(), localPrefix)))
+  writeFileSync(join(local, "local-only.txt"), "not this one\n")
+  const remoteDir = join(sshd.dir, "remote project")
+  for (const [path, content] of Object.entries(remoteFiles)) {
+    mkdirSync(dirname(join(remoteDir, path)), { recursive: true })
+    writeFileSync(join(remoteDir, path), content)
+  }
+  const pidFile = join(sshd.dir, "remote.pid")
+  return {
+    ...sshd,
+    local,
+    remoteDir,
+    target: `${sshd.alias}:${remoteDir}`,
+    remoteBin: writeRemoteBin(join(sshd.dir, "clanka"), { pidFile }),
+    killRemote: () => process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL"),
+    forgetRemote: () => rmSync(pidFile, { force: true }),
+    stop: async () => {
+      await sshd.stop()
+      rmSync(local, { recursive: true, force: true })
+    },
+  }
 }
 
 /**
