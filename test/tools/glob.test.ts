@@ -1,15 +1,9 @@
-import { afterAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { callTool } from "../../src/tools/registry.ts"
 import { GLOB_LIMIT, globFiles } from "../../src/tools/search/glob.ts"
-import { makeContext, makeTree, removeTree } from "./search-helpers.ts"
+import { makeContext, temporaryTrees } from "./search-helpers.ts"
 
-const roots: string[] = []
-function tree(files: Parameters<typeof makeTree>[0]): string {
-  const root = makeTree(files)
-  roots.push(root)
-  return root
-}
-afterAll(() => roots.forEach(removeTree))
+const tree = temporaryTrees()
 
 const glob = (pattern: unknown, dir: string) => callTool("glob", pattern, makeContext(dir))
 

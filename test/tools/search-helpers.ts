@@ -1,4 +1,5 @@
 // Shared by the rg and glob tests: real temporary trees and a real tool context.
+import { afterAll } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -23,6 +24,17 @@ export function removeTree(root: string): void {
   rmSync(root, { recursive: true, force: true })
 }
 
+/** `tree(files)` for a test file: makes a temporary tree; all of them go after the file's tests. */
+export function temporaryTrees(): (tree: Tree) => string {
+  const roots: string[] = []
+  afterAll(() => roots.forEach(removeTree))
+  return (tree) => {
+    const root = makeTree(tree)
+    roots.push(root)
+    return root
+  }
+}
+
 export function makeContext(directory: string, signal = new AbortController().signal): ToolContext {
   return {
     directory,
@@ -36,17 +48,7 @@ export function makeContext(directory: string, signal = new AbortController().si
 
 /** Calls rg through the registry with each engine forced in turn; both must print the same. */
 export async function rgBoth(params: unknown, directory: string): Promise<string> {
-  const outputs: string[] = []
-  const saved = process.env.CLANKA_SEARCH_ENGINE
-  try {
-    for (const engine of ["rg", "builtin"]) {
-      process.env.CLANKA_SEARCH_ENGINE = engine
-      outputs.push((await callTool("rg", params, makeContext(directory))) as string)
-    }
-  } finally {
-    if (saved === undefined) delete process.env.CLANKA_SEARCH_ENGINE
-    else process.env.CLANKA_SEARCH_ENGINE = saved
-  }
+  const outputs = await eachEngine(async () => (await callTool("rg", params, makeContext(directory))) as string)
   if (outputs[0] !== outputs[1]) {
     throw new Error(`engines disagree\n--- rg ---\n${outputs[0]}\n--- builtin ---\n${outputs[1]}`)
   }
@@ -55,21 +57,26 @@ export async function rgBoth(params: unknown, directory: string): Promise<string
 
 /** Both engines' rejection messages, in order rg, builtin. */
 export async function rgErrors(params: unknown, directory: string): Promise<string[]> {
-  const messages: string[] = []
+  return eachEngine(() =>
+    callTool("rg", params, makeContext(directory)).then(
+      () => "resolved",
+      (error: Error) => error.message,
+    ),
+  )
+}
+
+/** Runs `run` with CLANKA_SEARCH_ENGINE set to rg, then to builtin; restores it after. */
+async function eachEngine<T>(run: () => Promise<T>): Promise<T[]> {
+  const results: T[] = []
   const saved = process.env.CLANKA_SEARCH_ENGINE
   try {
     for (const engine of ["rg", "builtin"]) {
       process.env.CLANKA_SEARCH_ENGINE = engine
-      messages.push(
-        await callTool("rg", params, makeContext(directory)).then(
-          () => "resolved",
-          (error: Error) => error.message,
-        ),
-      )
+      results.push(await run())
     }
   } finally {
     if (saved === undefined) delete process.env.CLANKA_SEARCH_ENGINE
     else process.env.CLANKA_SEARCH_ENGINE = saved
   }
-  return messages
+  return results
 }

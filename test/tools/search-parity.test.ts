@@ -1,11 +1,10 @@
 // Random trees with random ignore files: the built-in search must select and print exactly what
 // the rg binary does.
-import { afterAll, expect, test } from "bun:test"
+import { expect, test } from "bun:test"
 import { search } from "../../src/tools/search.ts"
-import { makeContext, makeTree, removeTree, type Tree } from "./search-helpers.ts"
+import { makeContext, temporaryTrees, type Tree } from "./search-helpers.ts"
 
-const roots: string[] = []
-afterAll(() => roots.forEach(removeTree))
+const makeRoot = temporaryTrees()
 
 function randomTree(seed: number): Tree {
   let state = seed
@@ -45,8 +44,7 @@ const globs: Array<string | string[] | undefined> = [undefined, "*.ts", "!*.md",
 
 for (const seed of [1, 2, 3, 4]) {
   test(`random tree ${seed}: both engines give the same output for every query`, async () => {
-    const root = makeTree(randomTree(seed))
-    roots.push(root)
+    const root = makeRoot(randomTree(seed))
     const ctx = makeContext(root)
     let compared = 0
     for (const pattern of patterns) {

@@ -1,16 +1,10 @@
-import { afterAll, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { mkdirSync } from "node:fs"
 import path from "node:path"
 import { chooseSearchEngine, search } from "../../src/tools/search.ts"
-import { makeContext, makeTree, removeTree, rgBoth, rgErrors } from "./search-helpers.ts"
+import { makeContext, rgBoth, rgErrors, temporaryTrees } from "./search-helpers.ts"
 
-const roots: string[] = []
-function tree(files: Parameters<typeof makeTree>[0]): string {
-  const root = makeTree(files)
-  roots.push(root)
-  return root
-}
-afterAll(() => roots.forEach(removeTree))
+const tree = temporaryTrees()
 
 describe("rg output, identical from the rg binary and the built-in search", () => {
   test("headings, line numbers, files in ripgrep's path order", async () => {
