@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { AgentEvent } from "../../src/agent/events.ts"
-import { createFormatter } from "../../src/output/format.ts"
+import { render } from "./render.ts"
 
 const usage = { contextTokens: 10, contextWindow: null, inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: null }
 
@@ -20,18 +20,6 @@ const hostile: AgentEvent[] = [
   { _tag: "StructuredOutput", value: { text: "x\x9b2Jy\x85" } },
   { _tag: "AgentFinished", summary: "final\x1b[2K\x00 answer", durationMs: 5, turns: 1, usage },
 ]
-
-function render(format: "pretty" | "text", env: Record<string, string>, list = hostile) {
-  let stdout = ""
-  let stderr = ""
-  const print = createFormatter(format, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: true },
-    stderr: { write: (s: string) => (stderr += s), isTTY: true },
-    env,
-  })
-  for (const event of list) print(event)
-  return { stdout, stderr }
-}
 
 const shown = [
   "● anthropic/m in /repo^[[2J",
@@ -54,12 +42,12 @@ const shown = [
 ].join("\n")
 
 test("pretty: control characters from the model and scripts are shown in caret notation, never sent raw", () => {
-  const { stdout } = render("pretty", { NO_COLOR: "1" })
+  const { stdout } = render("pretty", hostile)
   expect(stdout).toBe(shown)
 })
 
 test("pretty with colour: the only escape sequences written are picocolors' own", () => {
-  const { stdout } = render("pretty", {})
+  const { stdout } = render("pretty", hostile, {})
   expect(stdout).toContain("\x1b[36m▸ execute\x1b[39m")
   const withoutColours = stdout.replace(/\x1b\[\d+m/g, "")
   expect(withoutColours).toBe(shown)
@@ -67,9 +55,9 @@ test("pretty with colour: the only escape sequences written are picocolors' own"
 })
 
 test("text: progress on stderr is made harmless; the summary on stdout stays raw data for pipes", () => {
-  const { stdout, stderr } = render("text", { NO_COLOR: "1" }, hostile.filter((event) => event._tag !== "StructuredOutput"))
+  const { stdout, stderr } = render("text", hostile.filter((event) => event._tag !== "StructuredOutput"))
   expect(stderr).toBe(shown.replace('{\n  "text": "xM-^[2JyM-^E"\n}\n', "").replace("final^[[2K^@ answer\n", ""))
   expect(stdout).toBe("final\x1b[2K\x00 answer\n")
   // With --json-schema the JSON on stdout is data too: JSON.stringify leaves 0x7f–0x9f as they are.
-  expect(render("text", { NO_COLOR: "1" }).stdout).toBe('{\n  "text": "x\x9b2Jy\x85"\n}\n')
+  expect(render("text", hostile).stdout).toBe('{\n  "text": "x\x9b2Jy\x85"\n}\n')
 })

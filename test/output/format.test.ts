@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import type { AgentEvent } from "../../src/agent/events.ts"
-import { createFormatter } from "../../src/output/format.ts"
+import { render } from "./render.ts"
 
 const usage = { contextTokens: 1500, contextWindow: 200_000, inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0081 }
 const events: AgentEvent[] = [
@@ -24,20 +24,8 @@ const events: AgentEvent[] = [
   { _tag: "AgentFinished", summary: "Counted 25 lines.", durationMs: 2500, turns: 2, usage },
 ]
 
-function render(format: "pretty" | "ndjson" | "text", list = events, env: Record<string, string> = { NO_COLOR: "1" }) {
-  let stdout = ""
-  let stderr = ""
-  const print = createFormatter(format, {
-    stdout: { write: (s: string) => (stdout += s), isTTY: true },
-    stderr: { write: (s: string) => (stderr += s), isTTY: true },
-    env,
-  })
-  for (const event of list) print(event)
-  return { stdout, stderr }
-}
-
 test("ndjson: exactly one JSON line per event and nothing else", () => {
-  const { stdout, stderr } = render("ndjson")
+  const { stdout, stderr } = render("ndjson", events)
   expect(stdout.trimEnd().split("\n").map((line) => JSON.parse(line))).toEqual(events)
   expect(stderr).toBe("")
 })
@@ -62,7 +50,7 @@ const prettyText = [
 ].join("\n")
 
 test("pretty without colour (NO_COLOR): scripts in a gutter, long output cut with a line count, usage and cost", () => {
-  const { stdout, stderr } = render("pretty")
+  const { stdout, stderr } = render("pretty", events)
   expect(stdout).toBe(prettyText)
   expect(stderr).toBe("")
 })
@@ -73,7 +61,7 @@ test("pretty colours on a terminal unless NO_COLOR is set", () => {
 })
 
 test("text: only the summary on stdout, progress on stderr", () => {
-  const { stdout, stderr } = render("text")
+  const { stdout, stderr } = render("text", events)
   expect(stdout).toBe("Counted 25 lines.\n")
   expect(stderr).toBe(prettyText.replace("Counted 25 lines.\n", ""))
 })
