@@ -4,7 +4,7 @@ import { ModelError } from "../../src/providers/model.ts"
 import { resolveModel } from "../../src/providers/resolve.ts"
 import { startFakeAnthropic } from "../support/fake-anthropic.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
-import { assistantFrom, collect, failure } from "./collect.ts"
+import { afterExecute, collect, executeCallParts, failure } from "./collect.ts"
 
 let server: FakeServer | undefined
 afterEach(() => server?.close())
@@ -27,8 +27,6 @@ const toolTurn: FakeTurn = {
 describe("anthropic provider", () => {
   test("streams reasoning, text and the execute call as parts, with usage", async () => {
     const model = await start([toolTurn])
-    const json = JSON.stringify({ script })
-    const size = Math.ceil(json.length / 3)
     expect(await collect(model)).toEqual([
       { type: "reasoning-start" },
       { type: "reasoning-delta", delta: "Look " },
@@ -38,12 +36,7 @@ describe("anthropic provider", () => {
       { type: "text-start" },
       { type: "text-delta", delta: "Listing." },
       { type: "text-end" },
-      { type: "tool-input-start", id: "toolu_1", name: "execute" },
-      { type: "tool-input-delta", id: "toolu_1", delta: json.slice(0, size) },
-      { type: "tool-input-delta", id: "toolu_1", delta: json.slice(size, 2 * size) },
-      { type: "tool-input-delta", id: "toolu_1", delta: json.slice(2 * size) },
-      { type: "tool-input-end", id: "toolu_1" },
-      { type: "tool-call", id: "toolu_1", name: "execute", input: { script } },
+      ...executeCallParts("toolu_1", script, 3),
       {
         type: "finish",
         stop: "tool",
@@ -61,12 +54,7 @@ describe("anthropic provider", () => {
   test("sends the key, system prompt, tool and cache breakpoints; echoes signed thinking", async () => {
     const model = await start([toolTurn, { blocks: [{ type: "text", text: "Two files." }] }], "anthropic/claude-haiku-4-5:high")
     const first = await collect(model)
-    const history = [
-      { role: "user" as const, content: "List the files." },
-      assistantFrom(first),
-      { role: "tool" as const, toolCallId: "toolu_1", content: "a.txt\nb.txt\n" },
-    ]
-    await collect(model, history)
+    await collect(model, afterExecute(first, "toolu_1", "a.txt\nb.txt\n"))
     const [one, two] = server!.requests
     expect(one!.headers.authorization).toBe("Bearer test-key")
     expect(one!.headers["anthropic-version"]).toBeString()

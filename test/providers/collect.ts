@@ -43,3 +43,24 @@ export function assistantFrom(parts: Part[]): Message {
   }
   return { role: "assistant", content }
 }
+
+/**
+ * The parts of an execute call whose input JSON the fake server sends in `chunks` equal pieces
+ * (the fake's `chunks` option): start, one delta a piece, end, then the whole call.
+ */
+export function executeCallParts(id: string, script: string, chunks: number): Part[] {
+  const json = JSON.stringify({ script })
+  const size = Math.ceil(json.length / chunks)
+  const pieces = Array.from({ length: chunks }, (_, i) => json.slice(i * size, (i + 1) * size))
+  return [
+    { type: "tool-input-start", id, name: "execute" },
+    ...pieces.map((delta): Part => ({ type: "tool-input-delta", id, delta })),
+    { type: "tool-input-end", id },
+    { type: "tool-call", id, name: "execute", input: { script } },
+  ]
+}
+
+/** The history after a first response that called execute: the question, that response, the call's output. */
+export function afterExecute(first: Part[], toolCallId: string, output: string): Message[] {
+  return [{ role: "user", content: "List the files." }, assistantFrom(first), { role: "tool", toolCallId, content: output }]
+}

@@ -3,7 +3,7 @@ import { ModelError } from "../../src/providers/model.ts"
 import { resolveModel } from "../../src/providers/resolve.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { startFakeChatCompletions } from "../support/fake-openai.ts"
-import { assistantFrom, collect, failure } from "./collect.ts"
+import { afterExecute, collect, executeCallParts, failure } from "./collect.ts"
 
 let server: FakeServer | undefined
 afterEach(() => server?.close())
@@ -27,7 +27,6 @@ const toolTurn: FakeTurn = {
 describe("openai-compatible provider (Chat Completions)", () => {
   test("streams reasoning_content, text and accumulated tool call deltas as parts, with usage", async () => {
     const model = await start([toolTurn])
-    const half = Math.ceil(json.length / 2)
     expect(await collect(model)).toEqual([
       { type: "reasoning-start" },
       { type: "reasoning-delta", delta: "Look " },
@@ -36,11 +35,7 @@ describe("openai-compatible provider (Chat Completions)", () => {
       { type: "text-start" },
       { type: "text-delta", delta: "Listing." },
       { type: "text-end" },
-      { type: "tool-input-start", id: "call_1", name: "execute" },
-      { type: "tool-input-delta", id: "call_1", delta: json.slice(0, half) },
-      { type: "tool-input-delta", id: "call_1", delta: json.slice(half) },
-      { type: "tool-input-end", id: "call_1" },
-      { type: "tool-call", id: "call_1", name: "execute", input: { script } },
+      ...executeCallParts("call_1", script, 2),
       {
         type: "finish",
         stop: "tool",
@@ -52,11 +47,7 @@ describe("openai-compatible provider (Chat Completions)", () => {
   test("sends the system message, tool, include_usage and the transcript; no key needed", async () => {
     const model = await start([toolTurn, { blocks: [{ type: "text", text: "Two files." }] }], { OPENAI_API_KEY: "" })
     const first = await collect(model)
-    const second = await collect(model, [
-      { role: "user", content: "List the files." },
-      assistantFrom(first),
-      { role: "tool", toolCallId: "call_1", content: "a.txt\nb.txt\n" },
-    ])
+    const second = await collect(model, afterExecute(first, "call_1", "a.txt\nb.txt\n"))
     expect(second.at(-1)).toMatchObject({ type: "finish", stop: "end" })
     const [one, two] = server!.requests
     expect(one!.headers.authorization).toBe("Bearer none")

@@ -4,7 +4,7 @@ import { ModelError } from "../../src/providers/model.ts"
 import { resolveModel } from "../../src/providers/resolve.ts"
 import type { FakeServer, FakeTurn } from "../support/fake-model.ts"
 import { startFakeOpenAI } from "../support/fake-openai.ts"
-import { assistantFrom, collect, failure } from "./collect.ts"
+import { afterExecute, collect, executeCallParts, failure } from "./collect.ts"
 
 let server: FakeServer | undefined
 afterEach(() => server?.close())
@@ -28,7 +28,6 @@ const toolTurn: FakeTurn = {
 describe("openai provider (Responses API)", () => {
   test("streams the reasoning summary, text and the execute call as parts, with usage", async () => {
     const model = await start([toolTurn])
-    const half = Math.ceil(json.length / 2)
     expect(await collect(model)).toEqual([
       { type: "reasoning-start" },
       { type: "reasoning-delta", delta: "Look " },
@@ -41,11 +40,7 @@ describe("openai provider (Responses API)", () => {
       { type: "text-start" },
       { type: "text-delta", delta: "Listing." },
       { type: "text-end" },
-      { type: "tool-input-start", id: "call_1", name: "execute" },
-      { type: "tool-input-delta", id: "call_1", delta: json.slice(0, half) },
-      { type: "tool-input-delta", id: "call_1", delta: json.slice(half) },
-      { type: "tool-input-end", id: "call_1" },
-      { type: "tool-call", id: "call_1", name: "execute", input: { script } },
+      ...executeCallParts("call_1", script, 2),
       {
         type: "finish",
         stop: "tool",
@@ -64,11 +59,7 @@ describe("openai provider (Responses API)", () => {
   test("sends instructions, the tool, effort and summaries, store false; echoes encrypted reasoning", async () => {
     const model = await start([toolTurn, { blocks: [{ type: "text", text: "Two files." }] }])
     const first = await collect(model)
-    await collect(model, [
-      { role: "user", content: "List the files." },
-      assistantFrom(first),
-      { role: "tool", toolCallId: "call_1", content: "a.txt\nb.txt\n" },
-    ])
+    await collect(model, afterExecute(first, "call_1", "a.txt\nb.txt\n"))
     const [one, two] = server!.requests
     expect(one!.headers.authorization).toBe("Bearer test-key")
     expect(one!.body).toEqual({
