@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, expect, test } from "bun:test"
+import { afterAll, expect, test } from "bun:test"
 import { clanka } from "../support/cli.ts"
+import { serveSite } from "../support/site.ts"
 
 // The web tools as a user reaches them: inside `clanka exec` scripts and through `clanka tool`.
-let server: ReturnType<typeof Bun.serve>
-let base: string
-
-beforeAll(() => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const url = new URL(request.url)
-      if (url.pathname === "/search") {
-        const { query } = (await request.json()) as { query: string }
-        return Response.json({
-          results: [{ title: `About ${query}`, url: "https://example.test/a", publishedDate: "2026-01-02", text: "Body text." }],
-        })
-      }
-      if (url.pathname === "/old") return Response.redirect(`${base}/page`, 302)
-      return new Response("<html><body><script>x()</script><h1>Title</h1><p>Some <b>bold</b> text.</p></body></html>", {
-        headers: { "content-type": "text/html; charset=utf-8" },
-      })
-    },
+const site = serveSite(async (request, url) => {
+  if (url.pathname === "/search") {
+    const { query } = (await request.json()) as { query: string }
+    return Response.json({
+      results: [{ title: `About ${query}`, url: "https://example.test/a", publishedDate: "2026-01-02", text: "Body text." }],
+    })
+  }
+  if (url.pathname === "/old") return Response.redirect(`${base}/page`, 302)
+  return new Response("<html><body><script>x()</script><h1>Title</h1><p>Some <b>bold</b> text.</p></body></html>", {
+    headers: { "content-type": "text/html; charset=utf-8" },
   })
-  base = `http://127.0.0.1:${server.port}`
 })
-afterAll(() => server.stop(true))
+const base = site.base
+afterAll(() => site.stop())
 
 test("fetchMarkdown inside a clanka exec script follows the redirect and prints markdown", async () => {
   const result = await clanka(["exec", "-e", `console.log(await fetchMarkdown(${JSON.stringify(`${base}/old`)}))`])

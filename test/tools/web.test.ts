@@ -1,15 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, afterEach, describe, expect, test } from "bun:test"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { callTool } from "../../src/tools/registry.ts"
 import { fetchMarkdown } from "../../src/tools/web/fetch-markdown.ts"
+import { serveSite } from "../support/site.ts"
 import { makeContext } from "./search-helpers.ts"
 
 const dir = mkdtempSync(path.join(tmpdir(), "clanka-web-"))
 const ctx = () => makeContext(dir)
-let server: ReturnType<typeof Bun.serve>
-let base: string
 const requests: Array<{ method: string; path: string; key: string | null; body: unknown }> = []
 let bodyCancelled = false
 
@@ -22,74 +21,67 @@ clanka run</code></pre>
 <table><tr><th>flag</th><th>meaning</th></tr><tr><td>-C</td><td>directory</td></tr></table>
 <form><input name="q"><button>Search</button></form><img src="logo.png" alt="logo"><video src="a.mp4"></video></main></body></html>`
 
-beforeAll(() => {
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      const url = new URL(request.url)
-      if (url.pathname === "/search") {
-        const body = await request.json()
-        requests.push({ method: request.method, path: url.pathname, key: request.headers.get("x-api-key"), body })
-        if (request.headers.get("x-api-key") === "bad") {
-          return Response.json({ error: "Invalid API key" }, { status: 401 })
-        }
-        if ((body as { query: string }).query === "nothing") return Response.json({ results: [] })
-        return Response.json({
-          requestId: "r1",
-          results: [
-            {
-              title: "Bun 1.4 released",
-              url: "https://bun.example/blog/1.4",
-              publishedDate: "2026-03-01T10:00:00.000Z",
-              author: "Jarred",
-              text: "Bun 1.4 ships a faster bundler.\n\nDetails follow.",
-              score: 0.9,
-            },
-            { title: null, url: "https://bun.example/docs", publishedDate: null, author: null, text: "Docs index", score: 0.5 },
-          ],
-        })
-      }
-      if (url.pathname === "/docs/page") return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } })
-      if (url.pathname === "/moved") return Response.redirect(`${base}/docs/page`, 302)
-      if (url.pathname === "/plain") return new Response("plain *text*\n", { headers: { "content-type": "text/plain" } })
-      if (url.pathname === "/readme.md") return new Response("# Title\n\n- item\n", { headers: { "content-type": "text/markdown; charset=utf-8" } })
-      if (url.pathname === "/data.json") return new Response('{"a": [1, 2]}', { headers: { "content-type": "application/json" } })
-      if (url.pathname === "/latin1") {
-        return new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), { headers: { "content-type": "text/plain; charset=iso-8859-1" } })
-      }
-      if (url.pathname === "/image.png") return new Response(new Uint8Array([137, 80, 78, 71]), { headers: { "content-type": "image/png" } })
-      if (url.pathname === "/declared-huge") {
-        return new Response("x".repeat(6 * 1024 * 1024), { headers: { "content-type": "text/plain" } })
-      }
-      if (url.pathname === "/endless") {
-        // Chunked, no length: only streaming with a cap can refuse it.
-        const chunk = new Uint8Array(64 * 1024).fill(97)
-        let sent = 0
-        return new Response(
-          new ReadableStream({
-            pull(controller) {
-              if (sent++ > 2000) controller.close()
-              else controller.enqueue(chunk)
-            },
-            cancel() {
-              bodyCancelled = true
-            },
-          }),
-          { headers: { "content-type": "text/plain" } },
-        )
-      }
-      if (url.pathname === "/slow") {
-        await Bun.sleep(5000)
-        return new Response("late")
-      }
-      return new Response("gone", { status: 404, statusText: "Not Found" })
-    },
-  })
-  base = `http://127.0.0.1:${server.port}`
+const site = serveSite(async (request, url) => {
+  if (url.pathname === "/search") {
+    const body = await request.json()
+    requests.push({ method: request.method, path: url.pathname, key: request.headers.get("x-api-key"), body })
+    if (request.headers.get("x-api-key") === "bad") {
+      return Response.json({ error: "Invalid API key" }, { status: 401 })
+    }
+    if ((body as { query: string }).query === "nothing") return Response.json({ results: [] })
+    return Response.json({
+      requestId: "r1",
+      results: [
+        {
+          title: "Bun 1.4 released",
+          url: "https://bun.example/blog/1.4",
+          publishedDate: "2026-03-01T10:00:00.000Z",
+          author: "Jarred",
+          text: "Bun 1.4 ships a faster bundler.\n\nDetails follow.",
+          score: 0.9,
+        },
+        { title: null, url: "https://bun.example/docs", publishedDate: null, author: null, text: "Docs index", score: 0.5 },
+      ],
+    })
+  }
+  if (url.pathname === "/docs/page") return new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } })
+  if (url.pathname === "/moved") return Response.redirect(`${base}/docs/page`, 302)
+  if (url.pathname === "/plain") return new Response("plain *text*\n", { headers: { "content-type": "text/plain" } })
+  if (url.pathname === "/readme.md") return new Response("# Title\n\n- item\n", { headers: { "content-type": "text/markdown; charset=utf-8" } })
+  if (url.pathname === "/data.json") return new Response('{"a": [1, 2]}', { headers: { "content-type": "application/json" } })
+  if (url.pathname === "/latin1") {
+    return new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), { headers: { "content-type": "text/plain; charset=iso-8859-1" } })
+  }
+  if (url.pathname === "/image.png") return new Response(new Uint8Array([137, 80, 78, 71]), { headers: { "content-type": "image/png" } })
+  if (url.pathname === "/declared-huge") {
+    return new Response("x".repeat(6 * 1024 * 1024), { headers: { "content-type": "text/plain" } })
+  }
+  if (url.pathname === "/endless") {
+    // Chunked, no length: only streaming with a cap can refuse it.
+    const chunk = new Uint8Array(64 * 1024).fill(97)
+    let sent = 0
+    return new Response(
+      new ReadableStream({
+        pull(controller) {
+          if (sent++ > 2000) controller.close()
+          else controller.enqueue(chunk)
+        },
+        cancel() {
+          bodyCancelled = true
+        },
+      }),
+      { headers: { "content-type": "text/plain" } },
+    )
+  }
+  if (url.pathname === "/slow") {
+    await Bun.sleep(5000)
+    return new Response("late")
+  }
+  return new Response("gone", { status: 404, statusText: "Not Found" })
 })
+const base = site.base
 afterAll(() => {
-  server.stop(true)
+  site.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
