@@ -8,21 +8,8 @@
  * Tool use ids are `toolu_<request>_<block>` unless the block names one. Turns and the
  * neutral request views are described in fake-model.ts.
  */
-import {
-  blockInput,
-  deltas,
-  type FakeBlock,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeTurn,
-  type FormatSpec,
-  sse,
-  splitChunks,
-  startFormatServer,
-  stopOf,
-  usageOf,
-} from "./fake-model.ts"
+import type { FakeBlock, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
+import { blockInput, deltas, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, string> = {
   400: "invalid_request_error",

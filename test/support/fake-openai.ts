@@ -17,21 +17,8 @@
  * input_tokens = input + cacheRead + cacheWrite.
  * Errors carry OpenAI's body `{error: {message, type, param, code}}`.
  */
-import {
-  blockInput,
-  deltas,
-  type FakeBlock,
-  type FakeReply,
-  type FakeRequest,
-  type FakeServer,
-  type FakeTurn,
-  type FormatSpec,
-  sse,
-  splitChunks,
-  startFormatServer,
-  stopOf,
-  usageOf,
-} from "./fake-model.ts"
+import type { FakeBlock, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
+import { blockInput, deltas, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, [string, string | null]> = {
   400: ["invalid_request_error", null],
