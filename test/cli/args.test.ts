@@ -1,16 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { afterEach, describe, expect, test } from "bun:test"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let dir: string
+const dir = temporaryDirectory("clanka-args-")
 let server: FakeServer | undefined
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "clanka-args-"))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 afterEach(async () => {
   await server?.close()
   server = undefined

@@ -1,21 +1,17 @@
 // Conversation mode on a real terminal: `clanka run` with no prompt, under a pseudo-terminal
 // (Bun.spawn's `terminal` option), typing as a user does. Waits poll the screen with a bound, so
 // a slow machine makes the tests slower, not wrong.
-import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { afterEach, expect, setDefaultTimeout, test } from "bun:test"
+import { existsSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { isRunning } from "../support/processes.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let directory: string
+const directory = temporaryDirectory("clanka-interactive-")
 let server: FakeServer | undefined
 let session: Session | undefined
-beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), "clanka-interactive-"))
-})
-afterAll(() => rmSync(directory, { recursive: true, force: true }))
 afterEach(async () => {
   session?.kill()
   session = undefined

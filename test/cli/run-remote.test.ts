@@ -1,16 +1,12 @@
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { afterEach, expect, test } from "bun:test"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let directory: string
+const directory = temporaryDirectory("clanka-remote-")
 let server: FakeServer | undefined
-beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), "clanka-remote-"))
-})
-afterAll(() => rmSync(directory, { recursive: true, force: true }))
 afterEach(async () => {
   await server?.close()
   server = undefined

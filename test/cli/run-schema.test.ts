@@ -1,20 +1,16 @@
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { afterEach, expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
 // A bad --json-schema file is refused when it is loaded: exit 2, one line naming the file and the
 // problem, and not one model request spent.
 
-let directory: string
+const directory = temporaryDirectory("clanka-run-schema-")
 let server: FakeServer
 let env: Record<string, string>
-beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), "clanka-run-schema-"))
-})
-afterAll(() => rmSync(directory, { recursive: true, force: true }))
 afterEach(() => server.close())
 
 /** A model that would finish at once with `{}`, if it were asked. */

@@ -1,18 +1,14 @@
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { afterEach, expect, test } from "bun:test"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { isRunning } from "../support/processes.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let dir: string
+const dir = temporaryDirectory("clanka-signals-")
 let server: FakeServer | undefined
 let count = 0
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "clanka-signals-"))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 afterEach(async () => {
   await server?.close()
   server = undefined

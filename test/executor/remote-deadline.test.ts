@@ -1,19 +1,15 @@
 // An executor that takes an execute and then never answers must not hang the agent: the client
 // waits for the script's time limit plus a grace period, then reports the executor as lost.
-import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ExecutorLostError } from "../../src/errors.ts"
 import { RemoteExecutor } from "../../src/executor/remote.ts"
 import { PROTOCOL_VERSION } from "../../src/version.ts"
 import { BUN } from "../support/cli.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let dir: string
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "clanka-deadline-"))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = temporaryDirectory("clanka-deadline-")
 
 /**
  * A fake executor: answers capabilities as clanka does; an execute gets `ticks` output
