@@ -74,6 +74,17 @@ export function createAgent(options: AgentOptions): Agent {
     const started = performance.now()
     const usage = new UsageTotals(options.model.contextWindow)
 
+    const subagents = new Set<Promise<unknown>>()
+    /**
+     * Sub-agents still running when the run ends (interrupted, failed, or left un-awaited by a
+     * finished script) are stopped, and each reports its end (SubagentComplete) before the run's
+     * last event.
+     */
+    const stopSubagents = async () => {
+      if (subagents.size === 0) return
+      controller.abort(new Error("the run ended"))
+      while (subagents.size) await Promise.all([...subagents])
+    }
     const work = (async () => {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
@@ -100,6 +111,7 @@ export function createAgent(options: AgentOptions): Agent {
           outputLimitBytes: options.outputLimitBytes ?? 64 * 1024,
           lock,
           nextSubagentId: (parent) => `${parent}.${++counter}`,
+          subagents,
         }
         history.push({ role: "user", content: prompt })
         const result = await runLoop(shared, {
@@ -121,6 +133,7 @@ export function createAgent(options: AgentOptions): Agent {
           emit: (part) => lock.emit(id, part),
           steering,
         })
+        await stopSubagents()
         lock.emit(id, {
           _tag: "AgentFinished",
           summary: result.summary,
@@ -137,6 +150,7 @@ export function createAgent(options: AgentOptions): Agent {
             ? error.exitCode
             : ExitCode.failed
         answerOpenToolCalls(history)
+        await stopSubagents()
         lock.flush()
         lock.emit(id, { _tag: "AgentError", message, exitCode })
       } finally {

@@ -23,6 +23,8 @@ export interface LoopShared {
   outputLimitBytes: number
   lock: OutputLock
   nextSubagentId(parent: string): string
+  /** Sub-agents still running: the run's last event waits for them to report their end. */
+  subagents: Set<Promise<unknown>>
 }
 
 export interface LoopRun {
@@ -306,7 +308,15 @@ function parseJsonOr(text: string): unknown {
 }
 
 /** delegate(task): a nested loop with empty history on the sub-agent model. */
-async function runSubagent(shared: LoopShared, parent: LoopRun, prompt: string): Promise<string> {
+function runSubagent(shared: LoopShared, parent: LoopRun, prompt: string): Promise<string> {
+  const running = subagentLoop(shared, parent, prompt)
+  const settled = running.catch(() => {})
+  shared.subagents.add(settled)
+  void settled.then(() => shared.subagents.delete(settled))
+  return running
+}
+
+async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string): Promise<string> {
   const id = shared.nextSubagentId(parent.id)
   const model = shared.subagentModel
   shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id })

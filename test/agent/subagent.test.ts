@@ -143,3 +143,23 @@ async function setup(): Promise<Rig> {
   current = await rig("anthropic", turns, { subagentModelId: "claude-haiku-4-5" })
   return current
 }
+
+test("interrupted while two sub-agents work: each reports its end before the run's AgentError", async () => {
+  const parentScript = 'await Promise.all([delegate("task A"), delegate("task B")])'
+  const answer = (request: FakeRequest): FakeTurn =>
+    request.system.includes("You are a sub-agent")
+      ? { blocks: [{ type: "execute", script: "await sleep(10000)" }] }
+      : { blocks: [{ type: "execute", script: parentScript }] }
+  current = await rig("anthropic", [answer, answer, answer])
+  const abort = new AbortController()
+  const events: AgentEvent[] = []
+  let subScripts = 0
+  for await (const event of current.agent.send("go", { signal: abort.signal })) {
+    events.push(event)
+    if (event._tag === "SubagentPart" && event.part._tag === "ScriptEnd" && ++subScripts === 2) abort.abort()
+  }
+  const tail = events.filter((event) => event._tag === "SubagentComplete" || event._tag === "AgentError")
+  expect(tail.map((event) => event._tag)).toEqual(["SubagentComplete", "SubagentComplete", "AgentError"])
+  expect(tail.at(-1)).toMatchObject({ message: "interrupted", exitCode: 130 })
+  expect(events.at(-1)!._tag).toBe("AgentError")
+})
