@@ -163,3 +163,17 @@ test("interrupted while two sub-agents work: each reports its end before the run
   expect(tail.at(-1)).toMatchObject({ message: "interrupted", exitCode: 130 })
   expect(events.at(-1)!._tag).toBe("AgentError")
 })
+
+test("a sub-agent a finished script did not wait for is stopped and reports its end before AgentFinished", async () => {
+  const answer = (request: FakeRequest): FakeTurn =>
+    request.system.includes("You are a sub-agent")
+      ? { blocks: [{ type: "execute", script: "await sleep(10000)" }] }
+      : { blocks: [{ type: "execute", script: 'delegate("background task"); await sleep(300); await taskComplete("done")' }] }
+  current = await rig("anthropic", [answer, answer])
+  const started = Date.now()
+  const events = await current.run("go")
+  expect(Date.now() - started).toBeLessThan(5000)
+  const tail = events.filter((event) => event._tag === "SubagentComplete" || event._tag === "AgentFinished")
+  expect(tail.map((event) => event._tag)).toEqual(["SubagentComplete", "AgentFinished"])
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "done" })
+})
