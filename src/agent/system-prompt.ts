@@ -67,11 +67,15 @@ function finishRule(options: SystemPromptOptions): string {
   return "Work until the task is done, then call taskComplete(summary) with a short summary for the user. Call it only when everything is done; the run ends after that program."
 }
 
+/** Told to sub-agents: they do the task themselves instead of delegating again. */
+export const SUBAGENT_NOTE =
+  "You are a sub-agent started by another agent: do the task yourself and do not call delegate. Your taskComplete summary is returned to that agent."
+
 /** SPEC section 7: rules of code mode, one example, the declarations, AGENTS.md. */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
   const sections = [RULES, EXAMPLE, finishRule(options)]
   if (options.subagent) {
-    sections.push("You are a sub-agent started by another agent: do the task yourself and do not call delegate. Your taskComplete summary is returned to that agent.")
+    sections.push(SUBAGENT_NOTE)
   }
   sections.push(`Sandbox functions:\n${options.toolsDts.trim()}`)
   sections.push(`Working directory: ${options.directory}`)

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test"
 import type { AgentEvent } from "../../src/agent/events.ts"
-import type { FakeRequest, FakeTurn } from "../support/fake-model.ts"
+import { fromSubagent, type FakeRequest, type FakeTurn } from "../support/fake-model.ts"
 import { brief, rig, type Rig } from "./helpers.ts"
 
 let current: Rig | undefined
@@ -11,7 +11,7 @@ afterEach(async () => {
 
 /** Answers by who is asking: the parent, or the sub-agent working on "task A" / "task B". */
 function dispatch(request: FakeRequest): FakeTurn {
-  const sub = request.system.includes("You are a sub-agent")
+  const sub = fromSubagent(request)
   const done = request.toolResults.length > 0
   if (!sub) {
     if (!done)
@@ -86,7 +86,7 @@ test("two sub-agents at once: wrapped events, never interleaved inside a block, 
   const firstComplete = lines.findIndex((line) => line.startsWith("SubagentComplete"))
   expect(lines.filter((line, i) => line.startsWith("SubagentStart") && i < firstComplete).length).toBe(2)
   // The sub-agent's prompt discourages delegating again; the parent's does not mention it.
-  const subRequest = r.server.requests.find((request) => request.system.includes("You are a sub-agent"))!
+  const subRequest = r.server.requests.find((request) => fromSubagent(request))!
   expect(subRequest.system).toContain("do not call delegate")
   expect(subRequest.body.model).toBe("claude-haiku-4-5")
   // Total usage includes the sub-agents' tokens: 2 parent + 4 sub-agent responses of 10 input each.
@@ -147,7 +147,7 @@ async function setup(): Promise<Rig> {
 test("interrupted while two sub-agents work: each reports its end before the run's AgentError", async () => {
   const parentScript = 'await Promise.all([delegate("task A"), delegate("task B")])'
   const answer = (request: FakeRequest): FakeTurn =>
-    request.system.includes("You are a sub-agent")
+    fromSubagent(request)
       ? { blocks: [{ type: "execute", script: "await sleep(10000)" }] }
       : { blocks: [{ type: "execute", script: parentScript }] }
   current = await rig("anthropic", [answer, answer, answer])
@@ -166,7 +166,7 @@ test("interrupted while two sub-agents work: each reports its end before the run
 
 test("a sub-agent a finished script did not wait for is stopped and reports its end before AgentFinished", async () => {
   const answer = (request: FakeRequest): FakeTurn =>
-    request.system.includes("You are a sub-agent")
+    fromSubagent(request)
       ? { blocks: [{ type: "execute", script: "await sleep(10000)" }] }
       : { blocks: [{ type: "execute", script: 'delegate("background task"); await sleep(300); await taskComplete("done")' }] }
   current = await rig("anthropic", [answer, answer])

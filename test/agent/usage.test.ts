@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { createAgent } from "../../src/agent/agent.ts"
 import type { AgentEvent } from "../../src/agent/events.ts"
 import { resolveModel } from "../../src/providers/resolve.ts"
-import { fakeProviders, type FakeRequest, type FakeTurn } from "../support/fake-model.ts"
+import { fromSubagent, fakeProviders, type FakeRequest, type FakeTurn } from "../support/fake-model.ts"
 import { rig, type Rig } from "./helpers.ts"
 
 let current: Rig | undefined
@@ -35,7 +35,7 @@ test("costUsd is exact for priced models, and the parent's totals include its su
   // Parent on claude-sonnet-4-5 ($3 in, $15 out, $0.30 cache read, $3.75 cache write per million),
   // sub-agent on claude-haiku-4-5 ($1 in, $5 out).
   const turn = (request: FakeRequest): FakeTurn => {
-    if (request.system.includes("You are a sub-agent"))
+    if (fromSubagent(request))
       return { blocks: [{ type: "execute", script: 'taskComplete("sub done")' }], usage: { input: 500, output: 50 } }
     if (request.toolResults.length === 0)
       return {

@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
-import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { fromSubagent, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const directory = temporaryDirectory("clanka-remote-")
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 /** The parent delegates; the sub-agent writes a file on the executor's side and reports. */
 function dispatch(request: FakeRequest): FakeTurn {
-  const sub = request.system.includes("You are a sub-agent")
+  const sub = fromSubagent(request)
   const done = request.toolResults.length > 0
   if (sub && !done) return { blocks: [{ type: "execute", script: 'await writeFile({ path: "from-sub.txt", content: "sub was here" })\nawait taskComplete("wrote from-sub.txt")' }] }
   if (!done) return { blocks: [{ type: "execute", script: 'console.log("sub said: " + await delegate("write from-sub.txt"))' }] }

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
-import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { fromSubagent, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
 const available = sshdAvailable()
@@ -46,7 +46,7 @@ const SUB_SCRIPT_TURN = SCRIPT_TURN.map((tag) => `SubagentPart:${tag}`)
 
 /** Answers by request: the parent delegates, the sub-agent lists and writes on the far side. */
 function dispatch(request: FakeRequest): FakeTurn {
-  const sub = request.system.includes("You are a sub-agent")
+  const sub = fromSubagent(request)
   const done = request.toolResults.length > 0
   if (sub && !done) {
     return {
@@ -96,7 +96,7 @@ test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remo
   expect(readFileSync(join(host.remoteDir, "out/from-sub.txt"), "utf8")).toBe("sub was here")
   expect(existsSync(join(host.local, "out"))).toBe(false)
   // Every model request is made here: the parent's two and the sub-agent's one.
-  expect(server.requests.map((request) => request.system.includes("You are a sub-agent"))).toEqual([false, true, false])
+  expect(server.requests.map((request) => fromSubagent(request))).toEqual([false, true, false])
 })
 
 /** Runs clanka and SIGKILLs the remote executor once `marker` exists in the remote directory. */

@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
-import { fakeProviders, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { fromSubagent, fakeProviders, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const directory = temporaryDirectory("clanka-run-")
@@ -163,7 +163,7 @@ test("without --model or CLANKA_MODEL the provider whose key is set picks the mo
 
 test("--subagent-model: delegate() sub-agents run on that model, the parent on --model", async () => {
   const turn = (request: FakeRequest): FakeTurn => {
-    if (request.system.includes("You are a sub-agent")) return finish("sub done")
+    if (fromSubagent(request)) return finish("sub done")
     if (request.toolResults.length === 0) return { blocks: [{ type: "execute", script: 'console.log(await delegate("look around"))' }] }
     return finish(request.toolResults[0]!.trim())
   }
@@ -179,7 +179,7 @@ test("--subagent-model: delegate() sub-agents run on that model, the parent on -
     model: "claude-haiku-4-5",
   })
   expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub done" })
-  const models = server!.requests.map((request) => [request.system.includes("You are a sub-agent") ? "sub" : "parent", request.body.model])
+  const models = server!.requests.map((request) => [fromSubagent(request) ? "sub" : "parent", request.body.model])
   expect(models).toEqual([
     ["parent", "claude-sonnet-4-5"],
     ["sub", "claude-haiku-4-5"],

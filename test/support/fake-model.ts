@@ -31,6 +31,7 @@
 import type { Server } from "bun"
 import { startFakeAnthropic } from "./fake-anthropic.ts"
 import { startFakeChatCompletions, startFakeOpenAI } from "./fake-openai.ts"
+import { SUBAGENT_NOTE } from "../../src/agent/system-prompt.ts"
 
 export type FakeBlock =
   | { type: "text"; text: string | string[] }
@@ -132,6 +133,11 @@ export function blockInput(block: FakeBlock & { type: "execute" | "tool-call" })
 
 export function stopOf(reply: FakeReply): "end" | "tool" | "length" {
   return reply.stop ?? (reply.blocks.some((b) => b.type === "execute" || b.type === "tool-call") ? "tool" : "end")
+}
+
+/** Whether clanka sent this request for a sub-agent (its system prompt carries the sub-agent note). */
+export function fromSubagent(request: FakeRequest): boolean {
+  return request.system.includes(SUBAGENT_NOTE)
 }
 
 export function usageOf(reply: FakeReply): Required<FakeUsage> {
