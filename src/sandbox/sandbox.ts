@@ -140,29 +140,26 @@ export class Sandbox {
             break
         }
       }
+      /** Ends the run for a reason outside the script; the worker cannot be reused. */
+      const stop = (reason: "error" | "timeout" | "memory", error: string, shown = `${error}\n`) => {
+        options.onOutput(shown)
+        finish({ ok: false, reason, error }, false)
+      }
       const onError = (event: ErrorEvent) => {
         const line = event.message.split("\n").find((text) => /Error\b/.test(text)) ?? event.message
-        const error = `the sandbox worker crashed: ${line.trim()}`
-        options.onOutput(error + "\n")
-        finish({ ok: false, reason: "error", error }, false)
+        stop("error", `the sandbox worker crashed: ${line.trim()}`)
       }
       // A script that reached the worker's own process.exit ends the worker, and with it the run.
-      const onClose = () => {
-        const error = "the script stopped the sandbox worker"
-        options.onOutput(error + "\n")
-        finish({ ok: false, reason: "error", error }, false)
-      }
+      const onClose = () => stop("error", "the script stopped the sandbox worker")
       const onAbort = () => finish({ ok: false, reason: "cancelled", error: "cancelled" }, false)
       const seconds = Math.round(options.timeoutMs / 100) / 10
       const timer = setTimeout(() => {
         const error = `script timed out after ${seconds} s and was stopped`
-        options.onOutput(`\n[${error}]\n`)
-        finish({ ok: false, reason: "timeout", error }, false)
+        stop("timeout", error, `\n[${error}]\n`)
       }, options.timeoutMs)
       this.watch(runId, () => {
         const error = `script stopped: the executor's memory passed ${MEMORY_LIMIT_MB} MiB (CLANKA_SCRIPT_MEMORY_MB)`
-        options.onOutput(`\n[${error}]\n`)
-        finish({ ok: false, reason: "memory", error }, false)
+        stop("memory", error, `\n[${error}]\n`)
       })
       worker.addEventListener("message", onMessage)
       worker.addEventListener("error", onError)
@@ -186,12 +183,8 @@ export class Sandbox {
     const reply = (message: ToWorker) => {
       if (!isSettled()) worker.postMessage(message)
     }
-    let parsed: unknown
-    try {
-      parsed = params === undefined ? undefined : JSON.parse(params)
-    } catch {
-      parsed = params
-    }
+    // The worker made `params` with JSON.stringify.
+    const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
     options.onCall(tool, parsed).then(
       (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
       (error) => reply({ type: "result", runId, callId, ok: false, error: error instanceof Error ? error.message : String(error) }),
