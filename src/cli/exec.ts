@@ -1,6 +1,7 @@
 import { defineCommand } from "citty"
 import { readFile } from "node:fs/promises"
-import { ExitCode, ScriptError, ToolError, UsageError, CancelledError } from "../errors.ts"
+import { CancelledError, ExitCode, ScriptError, UsageError } from "../errors.ts"
+import { noSubagents } from "../executor/executor.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
@@ -24,9 +25,7 @@ export default defineCommand({
         timeoutMs,
         signal: interrupt.signal,
         onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${summary}\n`),
-        onSubagent: async () => {
-          throw new ToolError("sub-agents need a model: use `clanka run`")
-        },
+        onSubagent: noSubagents,
       })
       for await (const text of output) await write(text, interrupt.signal)
       return ExitCode.ok

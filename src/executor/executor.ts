@@ -1,3 +1,5 @@
+import { ToolError } from "../errors.ts"
+
 /**
  * The one seam everything crosses: the agent talks to an Executor, wherever it runs.
  * Implementations: LocalExecutor (sandbox + tools in this process), RemoteExecutor (a child
@@ -41,3 +43,8 @@ export interface Executor {
 }
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 10 * 60 * 1000
+
+/** ExecuteOptions.onSubagent where there is no model to run a sub-agent (exec, tool). */
+export async function noSubagents(): Promise<string> {
+  throw new ToolError("sub-agents need a model: use `clanka run`")
+}

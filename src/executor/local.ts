@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
-import { CancelledError, ScriptError, ToolError } from "../errors.ts"
+import { CancelledError, ScriptError } from "../errors.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
 import { callTool, toolsDts } from "../tools/registry.ts"
@@ -8,7 +8,7 @@ import { TodoStore } from "../tools/todos.ts"
 import type { ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { DEFAULT_SCRIPT_TIMEOUT_MS, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
+import { DEFAULT_SCRIPT_TIMEOUT_MS, noSubagents, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
 
 export interface LocalExecutorOptions {
   directory: string
@@ -88,9 +88,7 @@ export class LocalExecutor implements Executor {
     this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
       onTaskComplete: () => {},
-      onSubagent: async () => {
-        throw new ToolError("sub-agents need a model: use `clanka run`")
-      },
+      onSubagent: noSubagents,
     })
     try {
       return await callTool(tool, params, ctx)

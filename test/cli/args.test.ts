@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, test } from "bun:test"
-import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
