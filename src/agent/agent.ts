@@ -149,7 +149,6 @@ export function createAgent(options: AgentOptions): Agent {
           : error instanceof ClankaError
             ? error.exitCode
             : ExitCode.failed
-        answerOpenToolCalls(history)
         await stopSubagents()
         lock.flush()
         lock.emit(id, { _tag: "AgentError", message, exitCode })
@@ -178,21 +177,5 @@ export function createAgent(options: AgentOptions): Agent {
     steer(message: string) {
       if (message.trim()) steering.push(message)
     },
-  }
-}
-
-/**
- * A run stopped in the middle of a script leaves tool calls without results, which providers
- * reject on the next request of the conversation: answer them.
- */
-function answerOpenToolCalls(history: Message[]): void {
-  const index = history.findLastIndex((message) => message.role === "assistant")
-  const last = history[index]
-  if (!last || last.role !== "assistant") return
-  const answered = new Set(history.slice(index + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])))
-  for (const item of last.content) {
-    if (item.type === "tool-call" && !answered.has(item.id)) {
-      history.push({ role: "tool", toolCallId: item.id, content: "(interrupted before this ran)" })
-    }
   }
 }

@@ -44,7 +44,6 @@ export interface LoopRun {
 export interface LoopResult {
   summary: string
   turns: number
-  structured?: { value: unknown }
 }
 
 /** Ends a run: the message is the AgentError line, exitCode the process's. */
@@ -93,13 +92,16 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     nudges = 0
 
     let completed: string | undefined
+    let structured: { value: unknown } | undefined
     const calls = [...turn.toolCalls]
-    // Calls the loop did not get to (the run ended first) are still answered, so every Script
-    // block has its ScriptOutput and the history has a result for every call.
+    // Every call is answered, also those the loop did not get to (the run ended first) and one
+    // whose run failed: every Script block has its ScriptOutput, and the history a result for
+    // every call. A call leaves `calls` only once it has run.
     try {
       while (calls.length) {
-        const call = calls.shift()!
+        const call = calls[0]!
         const result = await runToolCall(shared, run, call)
+        calls.shift()
         if (result.stopped) {
           // The model gets what the script printed before it was stopped, so a conversation
           // goes on from the truth.
@@ -107,14 +109,15 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
           throw result.stopped
         }
         let content = result.output
-        let structured: { value: unknown } | undefined
         let rejected: string[] | undefined
         if (result.summary !== undefined) {
           if (run.jsonSchema === undefined) completed = result.summary
           else {
             const verdict = checkStructured(run.jsonSchema, result.summary)
-            if (verdict.ok) structured = { value: verdict.value }
-            else {
+            if (verdict.ok) {
+              completed = result.summary
+              structured = { value: verdict.value }
+            } else {
               rejected = verdict.errors
               content += `${content.endsWith("\n") ? "" : "\n"}taskComplete was rejected: the output does not match the JSON Schema:\n${verdict.errors.join("\n")}\nFix it and call taskComplete again.`
             }
@@ -123,11 +126,6 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         answer(run, call, content)
         // taskComplete ends the run after the current script: later scripts do not run.
         if (completed !== undefined) break
-        if (structured) {
-          for (const rest of calls.splice(0)) answer(run, rest, TASK_ALREADY_COMPLETE)
-          run.emit({ _tag: "StructuredOutput", value: structured.value })
-          return { summary: result.summary!, turns, structured }
-        }
         if (rejected && ++schemaFailures >= MAX_SCHEMA_TRIES) {
           throw new RunError(`the result did not match --json-schema after ${MAX_SCHEMA_TRIES} tries: ${rejected.join("; ")}`)
         }
@@ -140,7 +138,10 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
           : "(not run: the run ended before this script)"
       for (const call of calls) answer(run, call, reason)
     }
-    if (completed !== undefined) return { summary: completed, turns }
+    if (completed !== undefined) {
+      if (structured) run.emit({ _tag: "StructuredOutput", value: structured.value })
+      return { summary: completed, turns }
+    }
   }
 }
 
