@@ -56,8 +56,16 @@ const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadToke
 export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   const started = performance.now()
   const controller = new AbortController()
-  const onAbort = () => controller.abort(request.signal.reason)
-  request.signal.addEventListener("abort", onAbort, { once: true })
+  // Settled by onAbort, the one listener on the run's signal, which the turn removes at its end.
+  let rejectAborted!: (error: Error) => void
+  const aborted = new Promise<never>((_, reject) => (rejectAborted = reject))
+  aborted.catch(() => {})
+  const onAbort = () => {
+    controller.abort(request.signal.reason)
+    rejectAborted(new CancelledError("interrupted"))
+  }
+  if (request.signal.aborted) onAbort()
+  else request.signal.addEventListener("abort", onAbort, { once: true })
 
   const content: AssistantContent[] = []
   const toolCalls: ToolCall[] = []
@@ -182,12 +190,6 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     clearTimeout(timer)
     timer = setTimeout(() => rejectTimeout(new TurnTimeoutError(request.timeoutMs)), request.timeoutMs)
   }
-  const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(new CancelledError("interrupted"))
-    if (request.signal.aborted) fail()
-    else request.signal.addEventListener("abort", fail, { once: true })
-  })
-  aborted.catch(() => {})
 
   const iterator = request.model
     .stream({

@@ -1,6 +1,7 @@
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
+import { wantsColor } from "../output/sink.ts"
 import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
 
@@ -88,8 +89,7 @@ async function resolveArgs(command: CommandDef<any>): Promise<Record<string, any
 
 /** citty colours its help unless NO_COLOR=1 or CI; colour only a terminal, and honour any NO_COLOR. */
 function plain(text: string): string {
-  const colour = process.stdout.isTTY && !process.env.NO_COLOR
-  return colour ? text : text.replace(/\x1b\[[0-9;]*m/g, "")
+  return wantsColor(process.stdout) ? text : text.replace(/\x1b\[[0-9;]*m/g, "")
 }
 
 /** Prints one line for the user; the stack only with CLANKA_DEBUG=1. */
