@@ -9,6 +9,7 @@ import { backoffMs, sleep, toModelError, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, EXECUTE_TOOL, toolNamesFromDts } from "./system-prompt.ts"
 import { scriptOf, streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
+import { parseToolInput } from "../providers/tool-input.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -290,7 +291,7 @@ function unknownToolError(shared: LoopShared, name: string): string {
 }
 
 function describeInput(input: unknown): string {
-  if (typeof input === "string") input = parseJsonOr(input)
+  if (typeof input === "string") input = parseToolInput(input)
   if (input && typeof input === "object" && !Array.isArray(input)) {
     const keys = Object.keys(input)
     if (keys.includes("script")) return 'a "script" that is not a string'
@@ -298,14 +299,6 @@ function describeInput(input: unknown): string {
   }
   const text = JSON.stringify(input) ?? String(input)
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
-}
-
-function parseJsonOr(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 /** delegate(task): a nested loop with empty history on the sub-agent model. */

@@ -91,7 +91,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     if (!script) return
     // Whatever the incremental decoder has not shown yet (e.g. a provider that sends the input
     // only whole) goes out as a last delta, so the deltas add up to the exact script.
-    const full = scriptOf(input) ?? scriptOf(parseJson(script.decoder.text))
+    const full = scriptOf(input) ?? scriptOf(script.decoder.text)
     if (full !== undefined && full.startsWith(script.decoder.decoded) && full.length > script.decoder.decoded.length) {
       request.emit({ _tag: "ScriptDelta", delta: full.slice(script.decoder.decoded.length) })
       script.decoder.decoded = full
