@@ -27,10 +27,12 @@ export class LocalExecutor implements Executor {
 
   constructor(options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
-    this.sandbox.warm()
   }
 
   async capabilities(): Promise<Capabilities> {
+    // An agent asks for capabilities first: its first script then finds a worker ready. Tool
+    // calls alone (`clanka tool`) never start one.
+    this.sandbox.warm()
     return {
       toolsDts: toolsDts(),
       agentsMd: await readFile(join(this.directory, "AGENTS.md"), "utf8").catch(() => null),

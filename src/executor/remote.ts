@@ -8,7 +8,7 @@ import * as v from "valibot"
 import { CancelledError, ClankaError, ExecutorLostError, ScriptError, ToolError } from "../errors.ts"
 import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
 import { CapabilitiesSchema, ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
-import { InvalidParamsError } from "../tools/registry.ts"
+import { InvalidParamsError } from "../tools/invalid-params.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
 import { DEFAULT_SCRIPT_TIMEOUT_MS, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
 

@@ -6,7 +6,7 @@
 import * as v from "valibot"
 import { CancelledError, ScriptError, ToolError } from "../errors.ts"
 import type { Executor } from "../executor/executor.ts"
-import { InvalidParamsError } from "../tools/registry.ts"
+import { formatIssues, InvalidParamsError } from "../tools/invalid-params.ts"
 import { PROTOCOL_VERSION } from "../version.ts"
 import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
 import {
@@ -79,10 +79,7 @@ export async function serveExecutor(
   function params<T>(method: string, schema: v.GenericSchema<unknown, T>, value: unknown): T {
     const parsed = v.safeParse(schema, value)
     if (parsed.success) return parsed.output
-    const issues = parsed.issues
-    const where = (issue: v.BaseIssue<unknown>) => issue.path?.map((item) => String(item.key)).join(".")
-    const text = issues.map((issue) => (where(issue) ? `${where(issue)}: ${issue.message}` : issue.message)).join("; ")
-    throw new RpcError(ErrorCode.invalidParams, `invalid params for ${method}: ${text}`, wireIssues(issues))
+    throw new RpcError(ErrorCode.invalidParams, `invalid params for ${method}: ${formatIssues(parsed.issues)}`, wireIssues(parsed.issues))
   }
 
   async function runExecute(id: RequestId, raw: unknown): Promise<unknown> {

@@ -1,5 +1,6 @@
 import * as v from "valibot"
 import { ToolError } from "../errors.ts"
+import { InvalidParamsError } from "./invalid-params.ts"
 import { controlTools } from "./control.ts"
 import { renderToolsDts } from "./dts.ts"
 import { fsTools } from "./fs.ts"
@@ -9,6 +10,8 @@ import { shellTools } from "./shell.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
 import { webTools } from "./web.ts"
+
+export { formatIssues, InvalidParamsError } from "./invalid-params.ts"
 
 /** Every sandbox tool, in the order the model sees them. Adding a tool: one file, one line here. */
 export const tools: readonly Tool[] = [
@@ -33,27 +36,6 @@ let dts: string | undefined
 /** The declarations the model sees, generated once from the schemas. */
 export function toolsDts(): string {
   return (dts ??= renderToolsDts(tools))
-}
-
-/** Readable text for valibot issues: `path: message`, one per line. */
-export function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path?.map((item) => String(item.key)).join(".")
-      return path ? `${path}: ${issue.message}` : issue.message
-    })
-    .join("; ")
-}
-
-/** Thrown for parameters that do not match a tool's schema; the protocol maps it to -32602. */
-export class InvalidParamsError extends ToolError {
-  override name = "InvalidParamsError"
-  constructor(
-    readonly tool: string,
-    readonly issues: readonly v.BaseIssue<unknown>[],
-  ) {
-    super(`${tool}: invalid parameters: ${formatIssues(issues)}`)
-  }
 }
 
 /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */

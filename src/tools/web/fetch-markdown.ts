@@ -101,7 +101,7 @@ export async function fetchMarkdown(url: string, options: FetchOptions = {}): Pr
       decoder = new TextDecoder("utf-8")
     }
     const text = decoder.decode(bytes)
-    return kind === "html" ? htmlToMarkdown(text, response.url || url) : text
+    return kind === "html" ? await htmlToMarkdown(text, response.url || url) : text
   } finally {
     clearTimeout(timer)
     options.signal?.removeEventListener("abort", onAbort)

@@ -1,6 +1,7 @@
 // HTML to markdown for fetchMarkdown, via node-html-markdown (tables, code blocks, lists): page
-// chrome, scripts, forms and media are dropped, links are made absolute.
-import { NodeHtmlMarkdown } from "node-html-markdown"
+// chrome, scripts, forms and media are dropped, links are made absolute. The library is loaded on
+// first use: every executor loads the tools, few scripts fetch HTML.
+import type { NodeHtmlMarkdown } from "node-html-markdown"
 
 /** Elements whose whole subtree is dropped: not content a model reads. */
 const DROPPED = [
@@ -11,7 +12,8 @@ const DROPPED = [
 
 let converter: NodeHtmlMarkdown | undefined
 
-export function htmlToMarkdown(html: string, baseUrl?: string): string {
+export async function htmlToMarkdown(html: string, baseUrl?: string): Promise<string> {
+  const { NodeHtmlMarkdown } = await import("node-html-markdown")
   converter ??= new NodeHtmlMarkdown({ ignore: DROPPED, maxConsecutiveNewlines: 2, bulletMarker: "-" })
   const source = baseUrl ? absolutizeLinks(html, baseUrl) : html
   return converter.translate(source).trim()
