@@ -29,8 +29,6 @@ export default defineCommand({
       import("../protocol/server.ts"),
     ])
     const executor = new LocalExecutor({ directory })
-    // A vanished agent must not take this process down with EPIPE: the input ends soon after.
-    process.stdout.on("error", () => {})
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
