@@ -47,8 +47,6 @@ export class ProtocolClient {
   private readonly pending = new Map<string, Pending>()
   private nextId = 1
   private failure: Error | undefined
-  /** Resolves when reading stops: the input ended or a line was not protocol. */
-  readonly done: Promise<void>
   /** Lets the reader wait while a consumer is behind (see `pauseUntil`). */
   private gate: Promise<void> | undefined
 
@@ -59,7 +57,7 @@ export class ProtocolClient {
     private readonly lost: (reason: { notProtocol?: string; ended?: true; error?: unknown }) => Error | Promise<Error>,
   ) {
     this.writer = new LineWriter(output)
-    this.done = this.read(input)
+    void this.read(input)
   }
 
   get failed(): Error | undefined {

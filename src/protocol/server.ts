@@ -42,11 +42,6 @@ class RpcError extends Error {
   }
 }
 
-interface RunningExecute {
-  controller: AbortController
-  done: Promise<void>
-}
-
 interface WaitingSubagent {
   executeKey: string
   resolve(output: string): void
@@ -62,7 +57,8 @@ export async function serveExecutor(
   const log = options.log ?? ((line: string) => process.stderr.write(`clanka executor: ${line}\n`))
   const writer = new LineWriter(output)
   const inFlight = new Set<string>()
-  const executes = new Map<string, RunningExecute>()
+  /** Running executes by request id, each with the way to cancel it. */
+  const executes = new Map<string, AbortController>()
   const subagents = new Map<string, WaitingSubagent>()
   const tasks = new Set<Promise<void>>()
   let nextSubagentId = 1
@@ -96,8 +92,7 @@ export async function serveExecutor(
         text = text.slice(TEXT_CHUNK)
       }
     }
-    let finish!: () => void
-    executes.set(key, { controller, done: new Promise<void>((resolve) => (finish = resolve)) })
+    executes.set(key, controller)
     try {
       const iterable = executor.execute({
         script,
@@ -144,7 +139,6 @@ export async function serveExecutor(
         waiting.reject(new CancelledError("the execute that started this sub-agent ended"))
       }
       executes.delete(key)
-      finish()
     }
   }
 
@@ -185,7 +179,7 @@ export async function serveExecutor(
     const { id } = params("$/cancel", CancelParamsSchema, raw)
     const running = executes.get(idKey(id))
     if (!running) throw new RpcError(ErrorCode.invalidParams, `$/cancel: no execute is running with id ${JSON.stringify(id)}`)
-    running.controller.abort(new CancelledError())
+    running.abort(new CancelledError())
     return null
   }
 
@@ -278,7 +272,7 @@ export async function serveExecutor(
   }
 
   // The agent is gone: stop everything this connection started.
-  for (const running of executes.values()) running.controller.abort(new CancelledError())
+  for (const running of executes.values()) running.abort(new CancelledError())
   for (const waiting of subagents.values()) waiting.reject(new CancelledError())
   subagents.clear()
   await Promise.race([Promise.allSettled([...tasks]), new Promise((resolve) => setTimeout(resolve, 5000).unref())])

@@ -2,7 +2,7 @@
  * Finding a hunk's old lines in a file, tolerant of what models get wrong. Levels are tried in
  * order, each looser than the last; the first level with a match wins.
  */
-export const LEVELS = ["exact", "trailing whitespace", "indentation", "punctuation"] as const
+/** 0 exact, 1 ignoring trailing whitespace, 2 ignoring indentation, 3 with punctuation normalised. */
 export type Level = 0 | 1 | 2 | 3
 
 // Typographic characters models produce where source code has ASCII.
