@@ -62,15 +62,16 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
       if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} (see clanka ${name} --help)`)
+      const { result } = await runCommand(command, { rawArgs: rest })
+      return typeof result === "number" ? result : ExitCode.ok
     } catch (error) {
-      // In ndjson mode a failed run always ends with an AgentError line, usage errors included.
+      // In ndjson mode a failed run always ends with an AgentError line: a bad flag, a missing
+      // key or an unreachable executor as much as a failed task (which run reports itself).
       if (name === "run" && error instanceof ClankaError && wantsNdjson(rest)) {
         process.stdout.write(JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }) + "\n")
       }
       throw error
     }
-    const { result } = await runCommand(command, { rawArgs: rest })
-    return typeof result === "number" ? result : ExitCode.ok
   } catch (error) {
     return reportError(error)
   }

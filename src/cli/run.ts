@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises"
 import { createAgent, type Agent } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import { schemaProblem } from "../agent/json-schema.ts"
-import { ClankaError, ExitCode, UsageError } from "../errors.ts"
+import { ExitCode, UsageError } from "../errors.ts"
 import type { Executor } from "../executor/executor.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
@@ -27,17 +27,9 @@ export default defineCommand({
   },
   async run({ args }): Promise<number> {
     const format = outputFormat(args.output, args.json)
-    try {
-      // `clanka run fix the bug` is `clanka run "fix the bug"`.
-      const words: string[] = args._ ?? []
-      return await runAgent({ ...args, prompt: words.length > 0 ? words.join(" ") : undefined }, format)
-    } catch (error) {
-      // In ndjson mode the last line on stdout is always an AgentError when the run failed.
-      if (format === "ndjson" && error instanceof ClankaError) {
-        process.stdout.write(JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }) + "\n")
-      }
-      throw error
-    }
+    // `clanka run fix the bug` is `clanka run "fix the bug"`.
+    const words: string[] = args._ ?? []
+    return await runAgent({ ...args, prompt: words.length > 0 ? words.join(" ") : undefined }, format)
   },
 })
 
