@@ -1,9 +1,9 @@
 import { ToolError } from "../../errors.ts"
-import type { FileChange, Hunk, HunkLine } from "./types.ts"
+import { HUNK_RANGE, hunkHint, hunkLine } from "./hunk.ts"
+import type { FileChange, Hunk } from "./types.ts"
 
 const FILE_HEADER = /^\s*\*\*\* (Add|Update|Delete) File:\s*(.*?)\s*$/
 const MOVE_TO = /^\s*\*\*\* Move to:\s*(.*?)\s*$/
-const UNIFIED_RANGE = /^@@+ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@+/
 
 /**
  * Parses the `*** Begin Patch` format. Tolerant of what models get wrong: a missing
@@ -69,10 +69,9 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       const trimmed = body.trim()
       if (body.startsWith("@@")) {
         if (hunk.lines.length > 0) flush()
-        const range = UNIFIED_RANGE.exec(body)
+        const range = HUNK_RANGE.exec(body)
         if (range) {
-          const start = Number(range[1])
-          hunk.hint = range[2] === "0" ? start : Math.max(0, start - 1)
+          hunk.hint = hunkHint(range)
           const rest = body.slice(range[0].length).trim()
           if (rest) hunk.anchors.push(rest)
         } else {
@@ -97,13 +96,6 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
 
 function emptyHunk(): Hunk {
   return { anchors: [], lines: [], endOfFile: false }
-}
-
-function hunkLine(body: string): HunkLine {
-  const op = body[0]
-  if (op === " " || op === "-" || op === "+") return { op, text: body.slice(1) }
-  // A context line whose leading space was lost (often by an editor trimming blank lines).
-  return { op: " ", text: body }
 }
 
 /** Paths as models write them: sometimes quoted or in backticks. */

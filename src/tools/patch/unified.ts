@@ -1,7 +1,7 @@
 import { ToolError } from "../../errors.ts"
-import type { FileChange, Hunk, HunkLine } from "./types.ts"
+import { HUNK_RANGE, hunkHint, hunkLine } from "./hunk.ts"
+import type { FileChange, Hunk } from "./types.ts"
 
-const HUNK_HEADER = /^@@+ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@+/
 const DEV_NULL = "/dev/null"
 
 /** What the headers of one file's section say, before its hunks. */
@@ -101,14 +101,9 @@ function readGitHeader(section: Section, line: string): boolean {
 
 /** Reads one `@@` hunk starting at `start`; returns the index of the first line after it. */
 function readHunk(lines: string[], start: number, hunks: Hunk[], isFileHeader: (i: number) => boolean): number {
-  const header = HUNK_HEADER.exec(lines[start]!)
+  const header = HUNK_RANGE.exec(lines[start]!)
   const hunk: Hunk = { anchors: [], lines: [], endOfFile: false }
-  if (header) {
-    const oldStart = Number(header[1])
-    const oldCount = header[2] === undefined ? 1 : Number(header[2])
-    // `-a,0` inserts after line a; otherwise the old lines begin at line a.
-    hunk.hint = oldCount === 0 ? oldStart : Math.max(0, oldStart - 1)
-  }
+  if (header) hunk.hint = hunkHint(header)
   let i = start + 1
   while (i < lines.length) {
     const line = lines[i]!
@@ -126,13 +121,6 @@ function readHunk(lines: string[], start: number, hunks: Hunk[], isFileHeader: (
   }
   hunks.push(hunk)
   return i
-}
-
-function hunkLine(line: string): HunkLine {
-  const op = line[0]
-  if (op === " " || op === "-" || op === "+") return { op, text: line.slice(1) }
-  // A context line that lost its leading space.
-  return { op: " ", text: line }
 }
 
 function toChange(section: Section): FileChange {
