@@ -13,13 +13,11 @@ import type { Capabilities, ExecuteOptions, Executor } from "../src/executor/exe
 import type { Model, Part } from "../src/providers/model.ts"
 import { toolsDts } from "../src/tools/registry.ts"
 import { startFakeModel, type FakeTurn } from "../test/support/fake-model.ts"
+import { median, percentile } from "./stats.ts"
 
 const root = join(import.meta.dir, "..")
 const bin = join(root, "dist/clanka")
 const command = existsSync(bin) ? [bin] : [process.execPath, join(root, "src/cli/main.ts")]
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-const percentile = (values: number[], p: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 const fmt = (n: number) => n.toFixed(2)
 
 // 1. Trivial task end to end: the model calls taskComplete at once.

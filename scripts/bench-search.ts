@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { ProcessRegistry } from "../src/tools/processes.ts"
 import { search, type SearchEngine, type SearchOptions } from "../src/tools/search.ts"
+import { median } from "./stats.ts"
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(name)
@@ -65,7 +66,6 @@ const queries: Array<{ label: string; options: SearchOptions }> = [
   { label: "common word, capped", options: { pattern: "return" } },
 ]
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const root = mkdtempSync(path.join(tmpdir(), "clanka-bench-search-"))
 try {

@@ -5,19 +5,12 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { LocalExecutor } from "../src/executor/local.ts"
+import { median, percentile } from "./stats.ts"
 
 const root = join(import.meta.dir, "..")
 const bin = join(root, "dist/clanka")
 if (!existsSync(bin)) await Bun.$`${process.execPath} ${join(root, "scripts/build.ts")}`
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
-}
 
 async function timeCommand(args: string[], runs: number): Promise<{ wallMs: number[]; rssMiB: number[] }> {
   const wallMs: number[] = []
