@@ -22,7 +22,7 @@ import type {
   ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -67,20 +67,14 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         const { Anthropic } = await import("@anthropic-ai/sdk")
         client = new Anthropic({ apiKey, baseURL, maxRetries: 0 })
       }
+      const sdk = client
       const body = anthropicRequest(spec, info?.maxOutput, request)
-      let events: AsyncIterator<RawMessageStreamEvent>
-      try {
-        // post(), not messages.create(): create() console.warns on every request to a deprecated
-        // model, which would write into clanka's output once per turn.
-        const stream = await client.post<Stream<RawMessageStreamEvent>>("/v1/messages", {
-          body,
-          stream: true,
-          signal: request.signal,
-        })
-        events = stream[Symbol.asyncIterator]()
-      } catch (error) {
-        throw toModelError(error, ctx)
-      }
+      // post(), not messages.create(): create() console.warns on every request to a deprecated
+      // model, which would write into clanka's output once per turn.
+      const events = await openStream(
+        () => sdk.post<Stream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal: request.signal }),
+        ctx,
+      )
       yield* mapEvents(events, ctx, request)
     },
   }

@@ -73,6 +73,15 @@ export function incompleteStream(context: ErrorContext): Error {
   return new ModelError(`${context.api} stream ended before the response was complete`, true)
 }
 
+/** Starts the SDK's stream; a request that fails before streaming becomes a ModelError. */
+export async function openStream<T>(open: () => Promise<AsyncIterable<T>>, context: ErrorContext): Promise<AsyncIterator<T>> {
+  try {
+    return (await open())[Symbol.asyncIterator]()
+  } catch (error) {
+    throw toModelError(error, context)
+  }
+}
+
 /**
  * The SDK stream's events with its errors turned into ModelErrors; ends when the stream ends.
  * `onActivity` is called for each event, before it is mapped (StreamRequest.onActivity).

@@ -11,7 +11,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -41,13 +41,8 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
         const { OpenAI } = await import("openai")
         client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
       }
-      let events: AsyncIterator<ChatCompletionChunk>
-      try {
-        const stream = await client.chat.completions.create(chatRequest(spec, request), { signal: request.signal })
-        events = stream[Symbol.asyncIterator]()
-      } catch (error) {
-        throw toModelError(error, ctx)
-      }
+      const sdk = client
+      const events = await openStream(() => sdk.chat.completions.create(chatRequest(spec, request), { signal: request.signal }), ctx)
       yield* mapChunks(events, ctx, request)
     },
   }

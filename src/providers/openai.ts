@@ -19,7 +19,7 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
-import { type ErrorContext, incompleteStream, sdkEvents, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
 import { ModelError, type Message, type Model, type Part, type StreamRequest, type TokenUsage } from "./model.ts"
 import { modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
@@ -55,13 +55,8 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
         const { OpenAI } = await import("openai")
         client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
       }
-      let events: AsyncIterator<ResponseStreamEvent>
-      try {
-        const stream = await client.responses.create(responsesRequest(spec, request), { signal: request.signal })
-        events = stream[Symbol.asyncIterator]()
-      } catch (error) {
-        throw toModelError(error, ctx)
-      }
+      const sdk = client
+      const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
       yield* mapEvents(events, ctx, request.onActivity)
     },
   }
