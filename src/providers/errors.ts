@@ -23,6 +23,7 @@ const retryableTypes = new Set([
   "internal_error",
   "timeout_error",
   "service_unavailable",
+  "vector_store_timeout",
 ])
 
 function providerMessage(error: unknown): { message: string; type?: string } {

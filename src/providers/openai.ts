@@ -20,7 +20,7 @@ import type {
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
-import { ModelError, type Message, type Model, type Part, type StreamRequest, type TokenUsage } from "./model.ts"
+import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
@@ -189,9 +189,7 @@ async function* mapEvents(
       }
       case "response.failed": {
         const error = event.response.error
-        const code = error?.code ?? "unknown"
-        const retryable = code === "server_error" || code === "rate_limit_exceeded" || code === "vector_store_timeout"
-        throw new ModelError(`${ctx.api} error (${code}): ${error?.message ?? "the response failed"}`, retryable)
+        throw toModelError({ error: { message: error?.message ?? "the response failed", code: error?.code ?? "unknown" } }, ctx)
       }
       case "error":
         throw toModelError({ error: { message: event.message, code: event.code } }, ctx)
