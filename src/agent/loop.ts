@@ -5,7 +5,7 @@ import { OutputCap } from "../sandbox/output-cap.ts"
 import type { ContentPart } from "./events.ts"
 import { validateJson } from "./json-schema.ts"
 import type { OutputLock } from "./output-lock.ts"
-import { backoffMs, sleep, toModelError, type RetryPolicy } from "./retry.ts"
+import { asModelError, backoffMs, sleep, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, EXECUTE_TOOL, toolNamesFromDts } from "./system-prompt.ts"
 import { scriptOf, streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
@@ -207,7 +207,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
         dropScripts(CUT_FOR_INTERRUPT)
         throw new RunError("interrupted", ExitCode.interrupted)
       }
-      const error = toModelError(raw)
+      const error = asModelError(raw)
       if (!error.retryable) {
         dropScripts(CUT_FOR_ERROR)
         throw new RunError(error.message)

@@ -18,7 +18,7 @@ export function backoffMs(policy: RetryPolicy, attempt: number): number {
 }
 
 /** Network failures (connection reset, DNS, socket closed) are worth another try. */
-export function toModelError(error: unknown): ModelError {
+export function asModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error
   const message = error instanceof Error ? error.message : String(error)
   return new ModelError(message.split("\n")[0] || "model request failed", true)
