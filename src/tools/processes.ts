@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 
 /**
  * Child processes started by tools during one execute. Each is spawned `detached`, so it leads a
@@ -9,6 +9,21 @@ export class ProcessRegistry {
   /** Process group ids; a group is kept after its leader exits while members may remain. */
   private readonly groups = new Set<number>()
   private readonly live = new Set<ChildProcess>()
+
+  /**
+   * Starts a process for a tool: in a process group of its own (so killing the group reaches
+   * its children), without the agent's API keys, registered here.
+   */
+  spawn(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: childEnv(options.env),
+    })
+    this.add(child)
+    return child
+  }
 
   add(child: ChildProcess): void {
     if (child.pid === undefined) return
@@ -54,7 +69,7 @@ export class ProcessRegistry {
 const WITHHELD = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "EXA_API_KEY"]
 
 /** The environment for a process a tool starts: this process's, less the withheld keys. */
-export function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...extra }
   for (const name of WITHHELD) delete env[name]
   return env

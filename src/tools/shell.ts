@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process"
 import * as v from "valibot"
 import { CancelledError, ToolError } from "../errors.ts"
-import { childEnv, killGroup } from "./processes.ts"
+import { killGroup } from "./processes.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 
 export const DEFAULT_TIMEOUT_MS = 120_000
@@ -79,13 +78,10 @@ export function runBash(
   return new Promise((resolve, reject) => {
     // One pipe for both streams keeps their order; the prefix is on line 1 so bash's
     // "line N" error messages still match the command. Parse errors of line 1 arrive on stderr.
-    const child = spawn("bash", ["-c", `exec 2>&1; ${command}`], {
+    const child = ctx.processes.spawn("bash", ["-c", `exec 2>&1; ${command}`], {
       cwd: ctx.directory,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: childEnv(options.env),
+      ...(options.env ? { env: options.env } : {}),
     })
-    ctx.processes.add(child)
     const output = new CappedOutput()
     child.stdout!.on("data", (chunk: Buffer) => output.push(chunk))
     child.stderr!.on("data", (chunk: Buffer) => output.push(chunk))

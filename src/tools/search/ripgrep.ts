@@ -1,7 +1,6 @@
 // The ripgrep engine: runs `rg --json --sort path` in the directory and renders its matches with
 // the same SearchResults the built-in search uses. Once the cap is reached rg is killed: a broad
 // pattern over a big tree costs no more than a narrow one.
-import { spawn } from "node:child_process"
 import { CancelledError, ToolError } from "../../errors.ts"
 import { killGroup } from "../processes.ts"
 import type { ToolContext } from "../tool.ts"
@@ -41,12 +40,7 @@ function asString(value: Buffer | string): string {
 export async function ripgrepSearch(request: SearchRequest, ctx: Pick<ToolContext, "directory" | "signal" | "processes">): Promise<string> {
   if (ctx.signal.aborted) throw new CancelledError()
   const results = new SearchResults(request)
-  const child = spawn("rg", ripgrepArgs(request), {
-    cwd: ctx.directory,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  })
-  ctx.processes.add(child)
+  const child = ctx.processes.spawn("rg", ripgrepArgs(request), { cwd: ctx.directory })
   const onAbort = () => killGroup(child)
   ctx.signal.addEventListener("abort", onAbort, { once: true })
   const exited = new Promise<number | null>((resolve, reject) => {
