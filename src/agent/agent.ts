@@ -72,7 +72,7 @@ export function createAgent(options: AgentOptions): Agent {
     const lock = new OutputLock((event) => queue.push(event))
     const id = shortId()
     const started = performance.now()
-    const usage = new UsageTotals(options.model.contextWindow)
+    const usage = new UsageTotals(options.model)
 
     const subagents = new Set<Promise<unknown>>()
     /**

@@ -71,7 +71,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     }
     const turn = await turnWithRetries(shared, run)
     turns++
-    run.usage.add(run.model.provider, run.model.id, turn.usage)
+    run.usage.add(turn.usage)
     run.emit({ _tag: "Usage", ...run.usage.snapshot(), durationMs: Math.round(turn.durationMs) })
     if (turn.content.length) run.messages.push({ role: "assistant", content: turn.content })
     if (turn.stop === "steered") continue
@@ -197,7 +197,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
           run.emit(part)
         },
         steeringPending: () => (run.steering?.length ?? 0) > 0,
-        onDroppedUsage: (usage) => run.usage.add(run.model.provider, run.model.id, usage),
+        onDroppedUsage: (usage) => run.usage.add(usage),
       })
       // A cut response keeps no tool calls; otherwise each streamed script is answered when run.
       if (turn.stop === "steered") dropScripts(CUT_FOR_STEERING)
@@ -314,7 +314,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string)
   const id = shared.nextSubagentId(parent.id)
   const model = shared.subagentModel
   shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id })
-  const usage = new UsageTotals(model.contextWindow)
+  const usage = new UsageTotals(model)
   try {
     const result = await runLoop(shared, {
       id,

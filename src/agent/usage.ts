@@ -1,4 +1,4 @@
-import type { TokenUsage } from "../providers/model.ts"
+import type { Model, TokenUsage } from "../providers/model.ts"
 import { costUsd } from "../providers/prices.ts"
 import type { RunUsage } from "./events.ts"
 
@@ -12,30 +12,32 @@ export class UsageTotals {
   costUsd: number | null = 0
   contextTokens = 0
 
-  constructor(private readonly contextWindow: number | null) {}
+  /** Totals of runs on `model`; every response added is priced as that model's. */
+  constructor(private readonly model: Pick<Model, "provider" | "id" | "contextWindow">) {}
 
-  add(provider: string, modelId: string, usage: TokenUsage): void {
-    this.inputTokens += usage.inputTokens
-    this.outputTokens += usage.outputTokens
-    this.cacheReadTokens += usage.cacheReadTokens
-    this.cacheWriteTokens += usage.cacheWriteTokens
+  /** One response (or the part of one a failure left): also the latest context size. */
+  add(usage: TokenUsage): void {
+    this.sum(usage, costUsd(this.model.provider, this.model.id, usage))
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
-    const cost = costUsd(provider, modelId, usage)
-    this.costUsd = cost === null || this.costUsd === null ? null : this.costUsd + cost
   }
 
+  /** A sub-agent's totals, priced already. */
   addTotals(other: UsageTotals): void {
-    this.inputTokens += other.inputTokens
-    this.outputTokens += other.outputTokens
-    this.cacheReadTokens += other.cacheReadTokens
-    this.cacheWriteTokens += other.cacheWriteTokens
-    this.costUsd = other.costUsd === null || this.costUsd === null ? null : this.costUsd + other.costUsd
+    this.sum(other, other.costUsd)
+  }
+
+  private sum(counts: TokenUsage, cost: number | null): void {
+    this.inputTokens += counts.inputTokens
+    this.outputTokens += counts.outputTokens
+    this.cacheReadTokens += counts.cacheReadTokens
+    this.cacheWriteTokens += counts.cacheWriteTokens
+    this.costUsd = cost === null || this.costUsd === null ? null : this.costUsd + cost
   }
 
   snapshot(): RunUsage {
     return {
       contextTokens: this.contextTokens,
-      contextWindow: this.contextWindow,
+      contextWindow: this.model.contextWindow,
       inputTokens: this.inputTokens,
       outputTokens: this.outputTokens,
       cacheReadTokens: this.cacheReadTokens,
