@@ -17,11 +17,11 @@ export function validateJson(schema: unknown, value: unknown): string[] {
   return errors
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
-export function isSchema(value: unknown): value is Schema {
+function isSchema(value: unknown): value is Schema {
   return typeof value === "boolean" || isObject(value)
 }
 
@@ -30,7 +30,7 @@ const numberOf = (value: unknown) => (typeof value === "number" ? value : undefi
 
 /** The regex of a `pattern`: with the `u` flag when it compiles so, else without (hand-written
  * patterns like `\-` are fine in plain ECMAScript regexes); the reason when neither compiles. */
-export function compilePattern(pattern: string): RegExp | { error: string } {
+function compilePattern(pattern: string): RegExp | { error: string } {
   try {
     return new RegExp(pattern, "u")
   } catch {
@@ -43,7 +43,7 @@ export function compilePattern(pattern: string): RegExp | { error: string } {
 }
 
 /** Follows a local `$ref` (a JSON Pointer after `#`), or says why it cannot. */
-export function resolveRef(root: unknown, ref: string): { schema: Schema; pointer: string } | { problem: string } {
+function resolveRef(root: unknown, ref: string): { schema: Schema; pointer: string } | { problem: string } {
   if (!ref.startsWith("#")) return { problem: "is not supported: only references inside the file (starting with #) work" }
   let pointer: string
   try {
@@ -63,7 +63,7 @@ export function resolveRef(root: unknown, ref: string): { schema: Schema; pointe
 }
 
 /** "null", "an array", "a string", … for messages about values that are not schemas. */
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === null) return "null"
   if (Array.isArray(value)) return "an array"
   if (value === undefined) return "nothing"

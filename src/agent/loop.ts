@@ -28,7 +28,7 @@ export interface LoopShared {
   subagents: Set<Promise<unknown>>
 }
 
-export interface LoopRun {
+interface LoopRun {
   id: string
   model: Model
   system: string
@@ -42,17 +42,17 @@ export interface LoopRun {
   steering?: string[]
 }
 
-export interface LoopResult {
+interface LoopResult {
   summary: string
   turns: number
 }
 
 /** Ends a run: the message is the AgentError line, exitCode the process's. */
-export class RunError extends ClankaError {
+class RunError extends ClankaError {
   override name = "RunError"
 }
 
-export const NUDGE =
+const NUDGE =
   "You answered without calling execute. If the task is not finished, continue with execute; if it is, call taskComplete(summary)."
 const MAX_SCHEMA_TRIES = 3
 const TASK_ALREADY_COMPLETE = "(not run: the task was already complete)"

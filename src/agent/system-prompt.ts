@@ -13,7 +13,7 @@ export const EXECUTE_TOOL: ToolSpec = {
   },
 }
 
-export interface SystemPromptOptions {
+interface SystemPromptOptions {
   toolsDts: string
   agentsMd: string | null
   directory: string

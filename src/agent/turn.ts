@@ -4,7 +4,7 @@ import { ModelError } from "../providers/model.ts"
 import type { ContentPart } from "./events.ts"
 import { ScriptDecoder } from "./script-decoder.ts"
 
-export interface TurnRequest {
+interface TurnRequest {
   model: Model
   system: string
   messages: Message[]

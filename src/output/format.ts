@@ -7,7 +7,7 @@ import { textFormatter } from "./text.ts"
 export const outputFormats = ["pretty", "ndjson", "text"] as const
 export type OutputFormat = (typeof outputFormats)[number]
 
-export interface FormatterStreams {
+interface FormatterStreams {
   stdout: Sink & { isTTY?: boolean }
   stderr: Sink & { isTTY?: boolean }
   env?: Record<string, string | undefined>

@@ -3,7 +3,7 @@ import type { AgentEvent, ContentPart, RunUsage } from "../agent/events.ts"
 import type { Sink } from "./sink.ts"
 import { visible } from "./visible.ts"
 
-export interface PrettyOptions {
+interface PrettyOptions {
   color: boolean
   /** Print the final summary (pretty) or leave it to the caller (text mode prints it on stdout). */
   summary?: boolean
@@ -202,7 +202,7 @@ function seconds(ms: number): string {
   return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`
 }
 
-export function tokens(n: number): string {
+function tokens(n: number): string {
   return n < 1000 ? String(n) : n < 1_000_000 ? `${(n / 1000).toFixed(1)}k` : `${(n / 1_000_000).toFixed(2)}M`
 }
 
@@ -211,7 +211,7 @@ function cost(usage: RunUsage): string {
 }
 
 /** `12.3k in · 456 out · 10.0k cache read · context 23% · $0.0123 · 1.2s` */
-export function formatUsage(usage: RunUsage, durationMs: number): string {
+function formatUsage(usage: RunUsage, durationMs: number): string {
   const items = [`${tokens(usage.inputTokens)} in`, `${tokens(usage.outputTokens)} out`]
   if (usage.cacheReadTokens) items.push(`${tokens(usage.cacheReadTokens)} cache read`)
   if (usage.cacheWriteTokens) items.push(`${tokens(usage.cacheWriteTokens)} cache write`)

@@ -42,7 +42,7 @@ const budgetThinking = new Set([
 ])
 const budgets: Record<string, number> = { low: 4_096, medium: 10_000, high: 24_000, xhigh: 31_999, max: 48_000 }
 
-export interface AnthropicReasoningData {
+interface AnthropicReasoningData {
   provider: "anthropic"
   signature?: string
   redacted?: string
@@ -80,7 +80,7 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
   }
 }
 
-export function anthropicRequest(
+function anthropicRequest(
   spec: ModelSpec,
   maxOutput: number | undefined,
   request: StreamRequest,
@@ -112,7 +112,7 @@ export function anthropicRequest(
   return body
 }
 
-export function toAnthropicMessages(messages: Message[]): MessageParam[] {
+function toAnthropicMessages(messages: Message[]): MessageParam[] {
   const out: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = []
   const push = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     if (blocks.length === 0) return

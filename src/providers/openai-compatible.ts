@@ -48,7 +48,7 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
   }
 }
 
-export function chatRequest(spec: ModelSpec, request: StreamRequest): ChatCompletionCreateParamsStreaming {
+function chatRequest(spec: ModelSpec, request: StreamRequest): ChatCompletionCreateParamsStreaming {
   return {
     model: spec.model,
     stream: true,
@@ -66,7 +66,7 @@ export function chatRequest(spec: ModelSpec, request: StreamRequest): ChatComple
   }
 }
 
-export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: "system", content: system }]
   for (const message of messages) {
     if (message.role === "user") out.push({ role: "user", content: message.content })

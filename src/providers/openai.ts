@@ -25,7 +25,7 @@ import { modelInfo } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
-export interface OpenAIReasoningData {
+interface OpenAIReasoningData {
   provider: "openai"
   id: string
   encryptedContent: string | null
@@ -62,7 +62,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
   }
 }
 
-export function responsesRequest(spec: ModelSpec, request: StreamRequest): ResponseCreateParamsStreaming {
+function responsesRequest(spec: ModelSpec, request: StreamRequest): ResponseCreateParamsStreaming {
   const tools: FunctionTool[] = request.tools.map((tool) => ({
     type: "function",
     name: tool.name,
@@ -85,7 +85,7 @@ export function responsesRequest(spec: ModelSpec, request: StreamRequest): Respo
   return body
 }
 
-export function toResponsesInput(messages: Message[]): ResponseInputItem[] {
+function toResponsesInput(messages: Message[]): ResponseInputItem[] {
   const input: ResponseInputItem[] = []
   for (const message of messages) {
     if (message.role === "user") input.push({ role: "user", content: message.content })
@@ -112,7 +112,7 @@ export function toResponsesInput(messages: Message[]): ResponseInputItem[] {
   return input
 }
 
-export function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage {
+function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage {
   const cacheRead = u?.input_tokens_details?.cached_tokens ?? 0
   const cacheWrite = u?.input_tokens_details?.cache_write_tokens ?? 0
   return {

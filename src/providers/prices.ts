@@ -4,7 +4,7 @@
  */
 import type { TokenUsage } from "./model.ts"
 
-export interface ModelInfo {
+interface ModelInfo {
   input: number
   output: number
   cacheRead: number

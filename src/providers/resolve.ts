@@ -25,11 +25,11 @@ const providers: Record<string, { efforts: readonly string[]; create(spec: Model
   },
 }
 
-export const knownProviders: readonly string[] = Object.keys(providers)
+const knownProviders: readonly string[] = Object.keys(providers)
 
 const form = "provider/model[:effort], e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.2:high"
 
-export function parseModelSpec(spec: string): ModelSpec {
+function parseModelSpec(spec: string): ModelSpec {
   const slash = spec.indexOf("/")
   if (slash <= 0) throw new UsageError(`invalid model "${spec}": expected ${form}`)
   const provider = spec.slice(0, slash)
