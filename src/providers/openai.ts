@@ -21,7 +21,7 @@ import type {
 import { UsageError } from "../errors.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
-import { modelInfo } from "./prices.ts"
+import { contextWindow } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
@@ -48,7 +48,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
     provider: "openai",
     id: spec.model,
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
-    contextWindow: modelInfo("openai", spec.model)?.contextWindow ?? null,
+    contextWindow: contextWindow("openai", spec.model),
     async *stream(request) {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
