@@ -88,6 +88,7 @@ export function createAgent(options: AgentOptions): Agent {
     const work = (async () => {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
+        const toolNames = toolNamesFromDts(caps.toolsDts)
         lock.emit(id, {
           _tag: "AgentStart",
           id,
@@ -96,14 +97,20 @@ export function createAgent(options: AgentOptions): Agent {
           model: options.model.id,
           sessionId,
           directory: caps.directory,
-          tools: toolNamesFromDts(caps.toolsDts),
+          tools: toolNames,
         })
         let counter = 0
         const shared: LoopShared = {
           executor: options.executor,
-          capabilities: caps,
+          toolNames,
           subagentModel: options.subagentModel ?? options.model,
-          ...(options.system === undefined ? {} : { system: options.system }),
+          subagentSystem: buildSystemPrompt({
+            toolsDts: caps.toolsDts,
+            agentsMd: caps.agentsMd,
+            directory: caps.directory,
+            subagent: true,
+            ...(options.system === undefined ? {} : { extra: options.system }),
+          }),
           turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
           ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
           retry: { ...DEFAULT_RETRY, ...options.retry },

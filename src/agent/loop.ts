@@ -1,22 +1,24 @@
 import { CancelledError, ClankaError, ExitCode, ScriptError } from "../errors.ts"
-import type { Capabilities, Executor } from "../executor/executor.ts"
+import type { Executor } from "../executor/executor.ts"
 import type { Message, Model } from "../providers/model.ts"
+import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../sandbox/output-cap.ts"
 import type { ContentPart } from "./events.ts"
 import { validateJson } from "./json-schema.ts"
 import type { OutputLock } from "./output-lock.ts"
 import { asModelError, backoffMs, sleep, type RetryPolicy } from "./retry.ts"
-import { buildSystemPrompt, EXECUTE_TOOL, toolNamesFromDts } from "./system-prompt.ts"
+import { EXECUTE_TOOL } from "./system-prompt.ts"
 import { scriptOf, streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
-import { parseToolInput } from "../providers/tool-input.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
   executor: Executor
-  capabilities: Capabilities
+  /** The sandbox functions, as the system prompt declares them. */
+  toolNames: readonly string[]
   subagentModel: Model
-  system?: string
+  /** The system prompt of every sub-agent: built once, the same for all. */
+  subagentSystem: string
   turnTimeoutMs: number
   maxTurns?: number
   retry: RetryPolicy
@@ -284,7 +286,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
 
 function unknownToolError(shared: LoopShared, name: string): string {
   // Models used to tool-per-function agents sometimes call a sandbox function as a tool.
-  if (toolNamesFromDts(shared.capabilities.toolsDts).includes(name)) {
+  if (shared.toolNames.includes(name)) {
     return `error: ${name} is a function inside the execute sandbox, not a tool. Call execute with a program that uses it, e.g. {"script": "console.log(await ${name}(…))"}.`
   }
   return `error: there is no tool ${JSON.stringify(name)}. Your only tool is execute, with {"script": "<JavaScript program>"}; the functions declared in the system prompt are available inside the program.`
@@ -319,13 +321,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string)
     const result = await runLoop(shared, {
       id,
       model,
-      system: buildSystemPrompt({
-        toolsDts: shared.capabilities.toolsDts,
-        agentsMd: shared.capabilities.agentsMd,
-        directory: shared.capabilities.directory,
-        subagent: true,
-        ...(shared.system === undefined ? {} : { extra: shared.system }),
-      }),
+      system: shared.subagentSystem,
       messages: [{ role: "user", content: prompt }],
       conversation: false,
       signal: parent.signal,
