@@ -8,10 +8,11 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createAgent } from "../src/agent/agent.ts"
-import { buildSystemPrompt, EXECUTE_TOOL } from "../src/agent/system-prompt.ts"
-import type { Capabilities, ExecuteOptions, Executor } from "../src/executor/executor.ts"
+import { EXECUTE_TOOL } from "../src/contract.ts"
+import { buildSystemPrompt } from "../src/agent/system-prompt.ts"
+import type { Capabilities, ExecuteOptions, Executor } from "../src/contract.ts"
 import type { Model, Part } from "../src/providers/model.ts"
-import { toolsDts } from "../src/tools/registry.ts"
+import { builtinRegistry } from "../src/tools/registry.ts"
 import { startFakeModel, type FakeTurn } from "../test/support/fake-model.ts"
 import { median, percentile } from "./stats.ts"
 
@@ -46,7 +47,7 @@ await server.close()
 rmSync(directory, { recursive: true, force: true })
 
 // 2. The fixed part of the first request: system prompt (no AGENTS.md) and the tool schema.
-const system = buildSystemPrompt({ toolsDts: toolsDts(), agentsMd: null, directory: "/repo" })
+const system = buildSystemPrompt({ toolsDts: builtinRegistry().dts, agentsMd: null, directory: "/repo" })
 const fixedChars = system.length + JSON.stringify(EXECUTE_TOOL).length
 
 // 3. Loop overhead: 50 turns, each an instant model response and an instant script.
@@ -75,7 +76,7 @@ function instantModel(): Model {
 }
 const instantExecutor: Executor = {
   capabilities: async (): Promise<Capabilities> => ({
-    toolsDts: toolsDts(),
+    toolsDts: builtinRegistry().dts,
     agentsMd: null,
     supportsSearch: false,
     protocolVersion: 1,

@@ -1,3 +1,5 @@
+import type * as v from "valibot"
+
 /** Exit codes of the command line (SPEC section 2). */
 export const ExitCode = {
   ok: 0,
@@ -55,5 +57,37 @@ export class CancelledError extends Error {
   override name = "CancelledError"
   constructor(message = "cancelled") {
     super(message)
+  }
+}
+
+/** Readable text for valibot issues: `path: message`, joined with "; ". */
+export function formatIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path?.map((item) => String(item.key)).join(".")
+      return path ? `${path}: ${issue.message}` : issue.message
+    })
+    .join("; ")
+}
+
+/** Parameters that do not match a tool's schema; the protocol answers -32602 with the issues. */
+export class InvalidParamsError extends ToolError {
+  override name = "InvalidParamsError"
+  constructor(
+    readonly tool: string,
+    readonly issues: readonly v.BaseIssue<unknown>[],
+  ) {
+    super(`${tool}: invalid parameters: ${formatIssues(issues)}`)
+  }
+}
+
+/** A call of a tool the executor does not have; the protocol answers -32602, like bad parameters. */
+export class UnknownToolError extends ToolError {
+  override name = "UnknownToolError"
+  constructor(
+    readonly tool: string,
+    readonly known: readonly string[],
+  ) {
+    super(`unknown tool "${tool}"; tools: ${known.join(", ")}`)
   }
 }

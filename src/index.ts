@@ -7,13 +7,23 @@
  */
 export { createAgent, DEFAULT_TURN_TIMEOUT_MS, type Agent, type AgentOptions, type SendOptions } from "./agent/agent.ts"
 export type { AgentEvent, AgentEventTag, ContentPart, RetryInfo, RunUsage, SubagentEvent } from "./agent/events.ts"
-export { buildSystemPrompt, EXECUTE_TOOL } from "./agent/system-prompt.ts"
-export { validateJson } from "./agent/json-schema.ts"
+export { buildSystemPrompt } from "./agent/system-prompt.ts"
+export { validateJson } from "./schema/validate.ts"
 export { createFormatter, outputFormats, type OutputFormat } from "./output/format.ts"
 export { resolveModel } from "./providers/resolve.ts"
 export type { Message, Model, Part, TokenUsage } from "./providers/model.ts"
 export { ModelError } from "./providers/model.ts"
 export { LocalExecutor } from "./executor/local.ts"
 export { connectExecutor } from "./executor/connect.ts"
-export type { Capabilities, ExecuteOptions, Executor } from "./executor/executor.ts"
+export {
+  CapabilitiesSchema,
+  DEFAULT_SCRIPT_TIMEOUT_MS,
+  EXECUTE_TOOL,
+  scriptOf,
+  type Capabilities,
+  type ExecuteOptions,
+  type Executor,
+} from "./contract.ts"
+export { builtinTools, ToolRegistry } from "./tools/registry.ts"
+export { defineTool, type Tool, type ToolContext } from "./tools/tool.ts"
 export * from "./errors.ts"

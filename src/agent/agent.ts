@@ -1,5 +1,5 @@
 import { ClankaError, ExitCode } from "../errors.ts"
-import type { Capabilities, Executor } from "../executor/executor.ts"
+import type { Capabilities, Executor } from "../contract.ts"
 import type { Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import type { AgentEvent } from "./events.ts"

@@ -1,14 +1,13 @@
-import { CancelledError, ClankaError, ExitCode, ScriptError } from "../errors.ts"
-import type { Executor } from "../executor/executor.ts"
+import { ClankaError, ExitCode } from "../errors.ts"
+import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf } from "../contract.ts"
 import type { Message, Model } from "../providers/model.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../sandbox/output-cap.ts"
 import type { ContentPart } from "./events.ts"
-import { validateJson } from "./json-schema.ts"
+import { validateJson } from "../schema/validate.ts"
 import type { OutputLock } from "./output-lock.ts"
 import { asModelError, backoffMs, sleep, type RetryPolicy } from "./retry.ts"
-import { EXECUTE_TOOL } from "./system-prompt.ts"
-import { scriptOf, streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
+import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
@@ -296,7 +295,7 @@ function describeInput(input: unknown): string {
   if (typeof input === "string") input = parseToolInput(input)
   if (input && typeof input === "object" && !Array.isArray(input)) {
     const keys = Object.keys(input)
-    if (keys.includes("script")) return 'a "script" that is not a string'
+    if (keys.includes(SCRIPT_FIELD)) return `a "${SCRIPT_FIELD}" that is not a string`
     return keys.length ? `the keys ${keys.map((key) => JSON.stringify(key)).join(", ")}` : "no arguments"
   }
   const text = JSON.stringify(input) ?? String(input)

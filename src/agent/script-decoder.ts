@@ -1,3 +1,8 @@
+import { SCRIPT_FIELD } from "../contract.ts"
+
+/** Finds the start of the script's string value in the raw JSON. */
+const SCRIPT_START = new RegExp(`"${SCRIPT_FIELD}"\\s*:\\s*"`)
+
 /**
  * Decodes the `script` string out of the `execute` tool's JSON input while it streams
  * (`{"script":"con` … `sole.log(1)"}`), so ScriptDelta events show the script as the model writes
@@ -18,7 +23,7 @@ export class ScriptDecoder {
     this.raw += chunk
     if (this.done) return ""
     if (this.pos < 0) {
-      const match = /"script"\s*:\s*"/.exec(this.raw)
+      const match = SCRIPT_START.exec(this.raw)
       if (!match) return ""
       this.pos = match.index + match[0].length
     }

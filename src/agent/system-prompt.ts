@@ -1,18 +1,3 @@
-import type { ToolSpec } from "../providers/model.ts"
-
-/** The one tool the model sees. Its input is a script; the sandbox functions are in the prompt. */
-export const EXECUTE_TOOL: ToolSpec = {
-  name: "execute",
-  description:
-    "Run a JavaScript program in the sandbox. The functions declared in the system prompt are async globals; what the program prints with console.log is returned to you.",
-  inputSchema: {
-    type: "object",
-    properties: { script: { type: "string", description: "JavaScript; top-level await works." } },
-    required: ["script"],
-    additionalProperties: false,
-  },
-}
-
 interface SystemPromptOptions {
   toolsDts: string
   agentsMd: string | null

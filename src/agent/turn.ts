@@ -1,4 +1,4 @@
-import { CancelledError } from "../errors.ts"
+import { CancelledError, EXECUTE_TOOL_NAME, scriptOf } from "../contract.ts"
 import type { AssistantContent, Message, Model, Part, TokenUsage, ToolSpec } from "../providers/model.ts"
 import { ModelError } from "../providers/model.ts"
 import type { ContentPart } from "./events.ts"
@@ -143,7 +143,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
         return request.steeringPending()
       }
       case "tool-input-start":
-        if (part.name !== "execute") return false
+        if (part.name !== EXECUTE_TOOL_NAME) return false
         script = { id: part.id, decoder: new ScriptDecoder(), open: true }
         streamed.add(part.id)
         request.emit({ _tag: "ScriptStart" })
@@ -158,7 +158,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
         if (script?.id === part.id) endScript()
         return false
       case "tool-call": {
-        if (part.name === "execute") {
+        if (part.name === EXECUTE_TOOL_NAME) {
           if (script?.id === part.id) endScript(part.input)
           else if (!streamed.has(part.id)) {
             // The provider did not stream the input: show the script whole.
@@ -240,18 +240,4 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   }
   if (!usage || !stop) throw new ModelError("the model's response ended before it was complete", true)
   return { content, toolCalls, usage, stop, durationMs: performance.now() - started }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-export function scriptOf(input: unknown): string | undefined {
-  if (typeof input === "string") return scriptOf(parseJson(input))
-  const script = (input as { script?: unknown } | null | undefined)?.script
-  return typeof script === "string" ? script : undefined
 }

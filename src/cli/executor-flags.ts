@@ -1,5 +1,5 @@
 import type { ArgsDef } from "citty"
-import type { Executor } from "../executor/executor.ts"
+import type { Executor } from "../contract.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
 export const executorArgs = {

@@ -1,7 +1,6 @@
 import { defineCommand } from "citty"
-import * as v from "valibot"
+import { InvalidParamsError, UnknownToolError } from "../contract.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
-import { findTool, InvalidParamsError, toolNames } from "../tools/registry.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -15,15 +14,13 @@ export default defineCommand({
     ...executorArgs,
   },
   async run({ args }) {
-    const tool = findTool(args.name)
-    if (!tool) throw new UsageError(`unknown tool "${args.name}"; tools: ${toolNames.join(", ")}`)
-    const params = parseParams(args.params, tool.params)
+    const params = parseParams(args.params)
     const executor = await openExecutor(args)
     const interrupt = catchInterrupts()
     try {
       // A tool call cannot be cancelled: a signal stops waiting for it, and closing the
       // executor kills what it started.
-      const call = executor.executeUnsafe(args.name, params)
+      const call = executor.executeUnsafe(args.name, params.value)
       const result = await Promise.race([call, interrupt.received.then(() => interrupted)])
       if (result === interrupted) {
         call.catch(() => {})
@@ -33,7 +30,12 @@ export default defineCommand({
       return ExitCode.ok
     } catch (error) {
       if (interrupt.signal.aborted) return ExitCode.interrupted
-      if (error instanceof InvalidParamsError) throw new UsageError(error.message)
+      // The executor validates: its own tools decide, wherever it runs.
+      if (error instanceof UnknownToolError) throw new UsageError(error.message)
+      if (error instanceof InvalidParamsError) {
+        if (params.bare) throw new UsageError(`parameters must be JSON, got: ${shorten(args.params!)}`)
+        throw new UsageError(error.message)
+      }
       if (error instanceof ClankaError) throw error
       throw toolFailure(error instanceof Error ? error.message : String(error))
     } finally {
@@ -43,16 +45,18 @@ export default defineCommand({
   },
 })
 
-/** JSON, except that a tool taking one string may be given the bare string. */
-function parseParams(text: string | undefined, schema: v.GenericSchema): unknown {
-  if (text === undefined) return undefined
-  const shown = text.length > 60 ? text.slice(0, 60) + "…" : text
+/** JSON, except that a tool taking one string may be given the bare string (`bare`). */
+function parseParams(text: string | undefined): { value: unknown; bare: boolean } {
+  if (text === undefined) return { value: undefined, bare: false }
   try {
-    return JSON.parse(text)
+    return { value: JSON.parse(text), bare: false }
   } catch {
-    if (v.is(schema, text)) return text
-    throw new UsageError(`parameters must be JSON, got: ${shown}`)
+    return { value: text, bare: true }
   }
+}
+
+function shorten(text: string): string {
+  return text.length > 60 ? text.slice(0, 60) + "…" : text
 }
 
 /**

@@ -1,10 +1,21 @@
 import { defineCommand } from "citty"
-import { toolsDts } from "../tools/registry.ts"
+import { executorArgs, openExecutor } from "./executor-flags.ts"
 
 export default defineCommand({
-  meta: { name: "tools", description: "Print the tool declarations the model sees" },
-  args: {},
-  run() {
-    process.stdout.write(toolsDts() + "\n")
+  meta: { name: "tools", description: "Print the tool declarations the model sees (of the executor given with --ssh or --executor)" },
+  args: { ...executorArgs },
+  async run({ args }) {
+    if (args.ssh === undefined && args.executor === undefined) {
+      // The local executor's declarations need no executor: the built-in tools render them.
+      const { builtinRegistry } = await import("../tools/registry.ts")
+      process.stdout.write(builtinRegistry().dts + "\n")
+      return
+    }
+    const executor = await openExecutor(args)
+    try {
+      process.stdout.write((await executor.capabilities()).toolsDts + "\n")
+    } finally {
+      await executor.close()
+    }
   },
 })

@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
-import type { Executor } from "./executor.ts"
+import type { Executor } from "../contract.ts"
 
 export interface ConnectOptions {
   /**

@@ -1,23 +1,25 @@
 import { readFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
-import { CancelledError, ScriptError } from "../errors.ts"
 import { Sandbox } from "../sandbox/sandbox.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
-import { callTool, toolsDts } from "../tools/registry.ts"
+import { ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
-import type { ToolContext } from "../tools/tool.ts"
+import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { DEFAULT_SCRIPT_TIMEOUT_MS, noSubagents, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
+import { CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, ScriptError } from "../contract.ts"
 
 export interface LocalExecutorOptions {
   directory: string
+  /** The sandbox's tools (default: the built-in set, `builtinTools`). */
+  tools?: readonly Tool[]
 }
 
 /** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
 export class LocalExecutor implements Executor {
   readonly directory: string
-  private readonly sandbox = new Sandbox()
+  readonly tools: ToolRegistry
+  private readonly sandbox: Sandbox
   private readonly todos = new TodoStore()
   /**
    * Processes of every execute and tool call that may still have some running — also those a
@@ -27,6 +29,8 @@ export class LocalExecutor implements Executor {
 
   constructor(options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
+    this.tools = new ToolRegistry(options.tools)
+    this.sandbox = new Sandbox(this.tools.names)
   }
 
   async capabilities(): Promise<Capabilities> {
@@ -34,9 +38,9 @@ export class LocalExecutor implements Executor {
     // calls alone (`clanka tool`) never start one.
     this.sandbox.warm()
     return {
-      toolsDts: toolsDts(),
+      toolsDts: this.tools.dts,
       agentsMd: await readFile(join(this.directory, "AGENTS.md"), "utf8").catch(() => null),
-      supportsSearch: false,
+      supportsSearch: this.tools.has("search"),
       protocolVersion: PROTOCOL_VERSION,
       version: VERSION,
       directory: this.directory,
@@ -56,7 +60,7 @@ export class LocalExecutor implements Executor {
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
       signal: abort.signal,
       onOutput: (text) => output.push(text),
-      onCall: (tool, params) => callTool(tool, params, ctx),
+      onCall: (tool, params) => this.tools.call(tool, params, ctx),
     })
     let finished = false
     run.result.then((result) => {
@@ -93,7 +97,7 @@ export class LocalExecutor implements Executor {
       onSubagent: noSubagents,
     })
     try {
-      return await callTool(tool, params, ctx)
+      return await this.tools.call(tool, params, ctx)
     } finally {
       if (processes.empty) this.started.delete(processes)
     }

@@ -5,12 +5,23 @@
  */
 import { spawn, type ChildProcess } from "node:child_process"
 import * as v from "valibot"
-import { CancelledError, ClankaError, ExecutorLostError, ScriptError, ToolError } from "../errors.ts"
+import { ClankaError } from "../errors.ts"
 import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
-import { CapabilitiesSchema, ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
-import { InvalidParamsError } from "../tools/invalid-params.ts"
+import { ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { DEFAULT_SCRIPT_TIMEOUT_MS, type Capabilities, type ExecuteOptions, type Executor } from "./executor.ts"
+import {
+  CancelledError,
+  CapabilitiesSchema,
+  DEFAULT_SCRIPT_TIMEOUT_MS,
+  ExecutorLostError,
+  InvalidParamsError,
+  ScriptError,
+  ToolError,
+  UnknownToolError,
+  type Capabilities,
+  type ExecuteOptions,
+  type Executor,
+} from "../contract.ts"
 
 export interface RemoteExecutorOptions {
   /** The command and its arguments, spawned without a shell. */
@@ -238,8 +249,12 @@ export class RemoteExecutor implements Executor {
     } catch (error) {
       if (!(error instanceof RpcResponseError)) throw error
       if (error.code === ErrorCode.cancelled) throw new CancelledError(error.message)
-      if (error.code === ErrorCode.invalidParams && error.message.startsWith(`${tool}: invalid parameters`) && Array.isArray(error.data)) {
-        throw new InvalidParamsError(tool, error.data)
+      if (error.code === ErrorCode.invalidParams) {
+        const data = error.data as { unknownTool?: unknown; tools?: unknown } | undefined
+        if (Array.isArray(data?.tools) && data.unknownTool === tool) throw new UnknownToolError(tool, data.tools.map(String))
+        if (error.message.startsWith(`${tool}: invalid parameters`) && Array.isArray(error.data)) {
+          throw new InvalidParamsError(tool, error.data)
+        }
       }
       throw new ToolError(error.message)
     }

@@ -1,6 +1,7 @@
 /**
  * The executor protocol (SPEC section 4): JSON-RPC 2.0, one message per line. These schemas are
  * the single source of truth for what crosses the wire; server and client both validate with them.
+ * The capabilities and the execute request are the Executor contract's own (src/contract.ts).
  */
 import * as v from "valibot"
 
@@ -29,10 +30,6 @@ export type Request = v.InferOutput<typeof RequestSchema>
 
 // Params of each method. Objects are loose: extra fields from a newer agent are ignored.
 export const CapabilitiesParamsSchema = v.optional(v.union([v.looseObject({}), v.tuple([])]))
-export const ExecuteParamsSchema = v.looseObject({
-  script: v.string(),
-  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-})
 export const SubagentOutputParamsSchema = v.looseObject({
   id: RequestIdSchema,
   output: v.string(),
@@ -45,18 +42,8 @@ export const ExecuteUnsafeParamsSchema = v.looseObject({
 })
 export const CancelParamsSchema = v.looseObject({ id: RequestIdSchema })
 
-export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
 export type SubagentOutputParams = v.InferOutput<typeof SubagentOutputParamsSchema>
 export type ExecuteUnsafeParams = v.InferOutput<typeof ExecuteUnsafeParamsSchema>
-
-export const CapabilitiesSchema = v.looseObject({
-  toolsDts: v.string(),
-  agentsMd: v.nullable(v.string()),
-  supportsSearch: v.boolean(),
-  protocolVersion: v.number(),
-  version: v.string(),
-  directory: v.string(),
-})
 
 export const ExecuteResultSchema = v.union([
   v.looseObject({ ok: v.literal(true) }),

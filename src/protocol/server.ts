@@ -4,16 +4,14 @@
  * input ends, running executes are cancelled, the executor is closed, and the promise resolves.
  */
 import * as v from "valibot"
-import { CancelledError, ScriptError, ToolError } from "../errors.ts"
-import type { Executor } from "../executor/executor.ts"
-import { formatIssues, InvalidParamsError } from "../tools/invalid-params.ts"
+import { CancelledError, ExecuteParamsSchema, type Executor, InvalidParamsError, ScriptError, ToolError, UnknownToolError } from "../contract.ts"
+import { formatIssues } from "../errors.ts"
 import { PROTOCOL_VERSION } from "../version.ts"
 import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
 import {
   CancelParamsSchema,
   CapabilitiesParamsSchema,
   ErrorCode,
-  ExecuteParamsSchema,
   ExecuteUnsafeParamsSchema,
   idKey,
   RequestSchema,
@@ -147,6 +145,9 @@ export async function serveExecutor(
     try {
       return await executor.executeUnsafe(tool, toolParams)
     } catch (error) {
+      if (error instanceof UnknownToolError) {
+        throw new RpcError(ErrorCode.invalidParams, error.message, { unknownTool: error.tool, tools: error.known })
+      }
       if (error instanceof InvalidParamsError) {
         throw new RpcError(ErrorCode.invalidParams, error.message, wireIssues(error.issues))
       }

@@ -1,4 +1,3 @@
-import { toolNames } from "../tools/registry.ts"
 import type { ToMain, ToWorker } from "./messages.ts"
 
 export interface RunOptions {
@@ -62,6 +61,9 @@ export class Sandbox {
   private readonly active = new Map<number, () => void>()
   private watchdog: ReturnType<typeof setInterval> | undefined
 
+  /** `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. */
+  constructor(private readonly toolNames: readonly string[]) {}
+
   private watch(runId: number, stop: () => void): void {
     this.active.set(runId, stop)
     this.watchdog ??= setInterval(() => {
@@ -87,7 +89,7 @@ export class Sandbox {
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
     const acked = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ type: "init", toolNames: [...toolNames], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    worker.postMessage({ type: "init", toolNames: [...this.toolNames], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
     return { worker, acked }
   }
 

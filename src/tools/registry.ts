@@ -1,6 +1,5 @@
 import * as v from "valibot"
-import { ToolError } from "../errors.ts"
-import { InvalidParamsError } from "./invalid-params.ts"
+import { InvalidParamsError, ToolError, UnknownToolError } from "../errors.ts"
 import { controlTools } from "./control.ts"
 import { renderToolsDts } from "./dts.ts"
 import { fsTools } from "./fs.ts"
@@ -11,10 +10,8 @@ import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
 import { webTools } from "./web.ts"
 
-export { formatIssues, InvalidParamsError } from "./invalid-params.ts"
-
-/** Every sandbox tool, in the order the model sees them. Adding a tool: one file, one line here. */
-export const tools: readonly Tool[] = [
+/** Every built-in sandbox tool, in the order the model sees them. A new tool: one file, one line here. */
+export const builtinTools: readonly Tool[] = [
   ...fsTools,
   ...patchTools,
   ...searchTools,
@@ -24,34 +21,59 @@ export const tools: readonly Tool[] = [
   ...controlTools,
 ]
 
-const byName = new Map(tools.map((tool) => [tool.name, tool]))
+/**
+ * The tools one executor was handed: what its sandbox gets as globals, the declarations the model
+ * sees, and the way calls reach them.
+ */
+export class ToolRegistry {
+  readonly names: readonly string[]
+  private readonly byName: ReadonlyMap<string, Tool>
+  private declarations: string | undefined
 
-export const toolNames: readonly string[] = tools.map((tool) => tool.name)
-
-export function findTool(name: string): Tool | undefined {
-  return byName.get(name)
-}
-
-let dts: string | undefined
-/** The declarations the model sees, generated once from the schemas. */
-export function toolsDts(): string {
-  return (dts ??= renderToolsDts(tools))
-}
-
-/** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */
-export async function callTool(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
-  const tool = byName.get(name)
-  if (!tool) throw new ToolError(`unknown tool "${name}"; known tools: ${toolNames.join(", ")}`)
-  const parsed = v.safeParse(tool.params, params)
-  if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
-  try {
-    return await tool.run(parsed.output, ctx)
-  } catch (error) {
-    if (error instanceof ToolError) {
-      if (error.message.startsWith(`${name}: `)) throw error
-      throw new ToolError(`${name}: ${error.message}`)
+  constructor(readonly tools: readonly Tool[] = builtinTools) {
+    this.byName = new Map(tools.map((tool) => [tool.name, tool]))
+    if (this.byName.size !== tools.length) {
+      const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index)
+      throw new Error(`two tools are named "${duplicate?.name}"`)
     }
-    const message = error instanceof Error ? error.message : String(error)
-    throw new ToolError(`${name}: ${message}`)
+    this.names = tools.map((tool) => tool.name)
   }
+
+  has(name: string): boolean {
+    return this.byName.has(name)
+  }
+
+  /** The declarations the model sees, generated once from the schemas. */
+  get dts(): string {
+    return (this.declarations ??= renderToolsDts(this.tools))
+  }
+
+  /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */
+  async call(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
+    const tool = this.byName.get(name)
+    if (!tool) throw new UnknownToolError(name, this.names)
+    const parsed = v.safeParse(tool.params, params)
+    if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
+    try {
+      return await tool.run(parsed.output, ctx)
+    } catch (error) {
+      if (error instanceof ToolError) {
+        if (error.message.startsWith(`${name}: `)) throw error
+        throw new ToolError(`${name}: ${error.message}`)
+      }
+      const message = error instanceof Error ? error.message : String(error)
+      throw new ToolError(`${name}: ${message}`)
+    }
+  }
+}
+
+let builtin: ToolRegistry | undefined
+/** The registry of the built-in tools, made on first use. */
+export function builtinRegistry(): ToolRegistry {
+  return (builtin ??= new ToolRegistry(builtinTools))
+}
+
+/** Calls a built-in tool (tests and benchmarks call tools without an executor). */
+export function callTool(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
+  return builtinRegistry().call(name, params, ctx)
 }

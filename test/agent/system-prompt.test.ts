@@ -2,7 +2,8 @@ import { afterAll, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { buildSystemPrompt, EXECUTE_TOOL } from "../../src/agent/system-prompt.ts"
+import { EXECUTE_TOOL } from "../../src/contract.ts"
+import { buildSystemPrompt } from "../../src/agent/system-prompt.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 
 const directory = mkdtempSync(join(tmpdir(), "clanka-prompt-"))

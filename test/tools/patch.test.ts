@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { callTool, toolsDts } from "../../src/tools/registry.ts"
+import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
 
@@ -43,7 +43,7 @@ async function failure(patch: string, ctx = context()): Promise<string> {
 const read = (name: string) => readFileSync(join(dir, name), "utf8")
 
 test("the model sees applyPatch(patch: string): Promise<string>", () => {
-  expect(toolsDts()).toContain("declare function applyPatch(patch: string): Promise<string>")
+  expect(builtinRegistry().dts).toContain("declare function applyPatch(patch: string): Promise<string>")
 })
 
 test("updating keeps the executable bit; a git new file mode 100755 creates an executable", async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { connectExecutor } from "../../src/executor/connect.ts"
-import type { Executor } from "../../src/executor/executor.ts"
+import type { Executor } from "../../src/contract.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { BUN, MAIN } from "../protocol/raw-session.ts"
 

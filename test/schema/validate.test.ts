@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { schemaProblem, validateJson } from "../../src/agent/json-schema.ts"
+import { schemaProblem, validateJson } from "../../src/schema/validate.ts"
 
 const schema = {
   type: "object",

@@ -1,0 +1,119 @@
+/**
+ * The seam everything crosses: the agent talks to an Executor, wherever it runs. This module holds
+ * the contract both sides keep — the Executor interface, its capabilities (inferred from the wire
+ * schema), the `execute` tool the model calls, and the errors that cross the seam. It imports only
+ * valibot and the bottom-level errors and schema renderers.
+ *
+ * Implementations: LocalExecutor (sandbox + tools in this process), RemoteExecutor (a child process
+ * speaking the protocol); the protocol server serves any Executor.
+ */
+import * as v from "valibot"
+import { ToolError } from "./errors.ts"
+import { toJsonSchema } from "./schema/to-json-schema.ts"
+
+export {
+  CancelledError,
+  ExecutorLostError,
+  InvalidParamsError,
+  ScriptError,
+  ToolError,
+  UnknownToolError,
+} from "./errors.ts"
+
+// ---------------------------------------------------------------------------------------------
+// The execute tool: the model's one tool. Its input is what the wire's execute request carries.
+
+export const EXECUTE_TOOL_NAME = "execute"
+
+/** The field of the execute input that holds the program; the streaming decoder looks for it. */
+export const SCRIPT_FIELD = "script"
+
+export const ExecuteInputSchema = v.object({
+  [SCRIPT_FIELD]: v.pipe(v.string(), v.description("JavaScript; top-level await works.")),
+})
+
+const EXECUTE_DESCRIPTION =
+  "Run a JavaScript program in the sandbox. The functions declared in the system prompt are async globals; what the program prints with console.log is returned to you."
+
+/** The declaration the provider APIs take: name, description, JSON Schema of the input. */
+export const EXECUTE_TOOL = {
+  name: EXECUTE_TOOL_NAME,
+  description: EXECUTE_DESCRIPTION,
+  inputSchema: toJsonSchema(ExecuteInputSchema),
+}
+
+/**
+ * The program of an execute call, or undefined when the input does not hold one. The input is the
+ * parsed JSON, or its raw text when a provider could not parse it (cut off by a token limit).
+ */
+export function scriptOf(input: unknown): string | undefined {
+  if (typeof input === "string") {
+    try {
+      input = JSON.parse(input)
+    } catch {
+      return undefined
+    }
+  }
+  const parsed = v.safeParse(ExecuteInputSchema, input)
+  return parsed.success ? parsed.output.script : undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capabilities and the execute request, as they cross the wire (SPEC section 4).
+
+export const CapabilitiesSchema = v.looseObject({
+  /** TypeScript declarations of the sandbox tools, generated from their schemas. */
+  toolsDts: v.string(),
+  /** AGENTS.md of the executor's directory, or null. */
+  agentsMd: v.nullable(v.string()),
+  /** True exactly when the executor has a `search` tool. */
+  supportsSearch: v.boolean(),
+  protocolVersion: v.number(),
+  version: v.string(),
+  /** Absolute path of the executor's working directory. */
+  directory: v.string(),
+})
+export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
+
+/** Params of the wire's execute request: the tool's input plus the script's time limit. */
+export const ExecuteParamsSchema = v.looseObject({
+  ...ExecuteInputSchema.entries,
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+})
+export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
+
+// ---------------------------------------------------------------------------------------------
+// The Executor.
+
+export interface ExecuteOptions extends ExecuteParams {
+  /** Called when the script calls taskComplete(summary). */
+  onTaskComplete(summary: string): void
+  /** Answered by the agent, wherever the script runs: runs a sub-agent, resolves to its summary. */
+  onSubagent(prompt: string): Promise<string>
+  /** Cancel: kill the script and every process it started. */
+  signal?: AbortSignal
+}
+
+export interface Executor {
+  capabilities(): Promise<Capabilities>
+  /**
+   * Console text as it is printed. When the script threw, did not parse or timed out, the
+   * iteration ends by throwing a ScriptError (one-line reason) after all its output was yielded.
+   * Cancellation through `signal` ends it with a CancelledError; a lost executor with an
+   * ExecutorLostError.
+   */
+  execute(options: ExecuteOptions): AsyncIterable<string>
+  /**
+   * Call one tool directly, outside any script. Rejects with InvalidParamsError (bad parameters),
+   * UnknownToolError, or ToolError (the tool failed).
+   */
+  executeUnsafe(tool: string, params: unknown): Promise<unknown>
+  close(): Promise<void>
+}
+
+export const DEFAULT_SCRIPT_TIMEOUT_MS = 10 * 60 * 1000
+
+/** ExecuteOptions.onSubagent where there is no model to run a sub-agent (exec, tool). */
+export async function noSubagents(): Promise<string> {
+  throw new ToolError("sub-agents need a model: use `clanka run`")
+}
