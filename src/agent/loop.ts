@@ -2,13 +2,15 @@ import { ClankaError, ExitCode } from "../errors.ts"
 import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf } from "../contract.ts"
 import type { Message, Model } from "../providers/model.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
-import { OutputCap } from "../sandbox/output-cap.ts"
+import { OutputCap } from "../util/output-cap.ts"
 import type { ContentPart } from "./events.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { OutputLock } from "./output-lock.ts"
-import { asModelError, backoffMs, sleep, type RetryPolicy } from "./retry.ts"
+import { sleep } from "../util/sleep.ts"
+import { asModelError, backoffMs, type RetryPolicy } from "./retry.ts"
 import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -330,7 +332,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string)
     shared.lock.emit(id, { _tag: "SubagentComplete", id, summary: result.summary })
     return result.summary
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     shared.lock.emit(id, { _tag: "SubagentComplete", id, summary: `sub-agent failed: ${message}` })
     throw new Error(`sub-agent failed: ${message}`)
   } finally {

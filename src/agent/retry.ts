@@ -1,4 +1,5 @@
 import { ModelError } from "../providers/model.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 6). */
@@ -20,22 +21,7 @@ export function backoffMs(policy: RetryPolicy, attempt: number): number {
 /** Network failures (connection reset, DNS, socket closed) are worth another try. */
 export function asModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   return new ModelError(message.split("\n")[0] || "model request failed", true)
 }
 
-/** Waits `ms` unless the signal aborts first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    signal.addEventListener("abort", onAbort, { once: true })
-  })
-}

@@ -22,6 +22,8 @@ import {
   type ExecuteOptions,
   type Executor,
 } from "../contract.ts"
+import { seconds } from "../util/duration.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 export interface RemoteExecutorOptions {
   /** The command and its arguments, spawned without a shell. */
@@ -236,7 +238,7 @@ export class RemoteExecutor implements Executor {
     answer
       .then(
         (output) => ({ id, output }),
-        (error) => ({ id, output: "", error: error instanceof Error ? error.message : String(error) }),
+        (error) => ({ id, output: "", error: errorMessage(error) }),
       )
       // The execute may have ended meanwhile: the executor then answers -32602, which is fine.
       .then((params) => this.client.request("subagentOutput", params))
@@ -335,8 +337,4 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`
 }

@@ -2,6 +2,7 @@ import { createColors } from "picocolors"
 import type { AgentEvent, ContentPart, RunUsage } from "../agent/events.ts"
 import type { Sink } from "./sink.ts"
 import { visible } from "./visible.ts"
+import { seconds } from "../util/duration.ts"
 
 interface PrettyOptions {
   color: boolean
@@ -170,7 +171,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "AgentFinished":
         newline()
-        write(c.green(`✓ done in ${seconds(event.durationMs)}, ${event.turns} turn${event.turns === 1 ? "" : "s"}${cost(event.usage)}`) + "\n")
+        write(c.green(`✓ done in ${elapsed(event.durationMs)}, ${event.turns} turn${event.turns === 1 ? "" : "s"}${cost(event.usage)}`) + "\n")
         if (options.summary !== false && event.summary && event.summary.trim() !== lastText.trim()) {
           write(visible(event.summary).replace(/\n?$/, "\n"))
         }
@@ -198,8 +199,9 @@ function firstLine(text: string): string {
   return line.length > 100 ? line.slice(0, 99) + "…" : line
 }
 
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`
+/** Elapsed time, short: `850 ms`, `2.5 s`. */
+function elapsed(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : seconds(ms, 1)
 }
 
 function tokens(n: number): string {
@@ -210,13 +212,13 @@ function cost(usage: RunUsage): string {
   return usage.costUsd === null ? "" : `, $${usage.costUsd.toFixed(4)}`
 }
 
-/** `12.3k in · 456 out · 10.0k cache read · context 23% · $0.0123 · 1.2s` */
+/** `12.3k in · 456 out · 10.0k cache read · context 23% · $0.0123 · 1.2 s` */
 function formatUsage(usage: RunUsage, durationMs: number): string {
   const items = [`${tokens(usage.inputTokens)} in`, `${tokens(usage.outputTokens)} out`]
   if (usage.cacheReadTokens) items.push(`${tokens(usage.cacheReadTokens)} cache read`)
   if (usage.cacheWriteTokens) items.push(`${tokens(usage.cacheWriteTokens)} cache write`)
   if (usage.contextWindow) items.push(`context ${Math.round((usage.contextTokens / usage.contextWindow) * 100)}%`)
   if (usage.costUsd !== null) items.push(`$${usage.costUsd.toFixed(4)}`)
-  items.push(seconds(durationMs))
+  items.push(elapsed(durationMs))
   return items.join(" · ")
 }

@@ -20,6 +20,7 @@ import {
   type Output,
   type RequestId,
 } from "./messages.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 export interface ServeOptions {
   maxLineBytes?: number
@@ -128,7 +129,7 @@ export async function serveExecutor(
         throw new RpcError(ErrorCode.cancelled, `execute ${JSON.stringify(id)} was cancelled`)
       }
       if (error instanceof ScriptError) return { ok: false, error: error.message }
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       return { ok: false, error: message.split("\n")[0] ?? "" }
     } finally {
       for (const [subKey, waiting] of subagents) {
@@ -153,7 +154,7 @@ export async function serveExecutor(
       }
       if (error instanceof CancelledError) throw new RpcError(ErrorCode.cancelled, error.message)
       if (error instanceof ToolError) throw new RpcError(ErrorCode.toolFailed, error.message)
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       throw new RpcError(ErrorCode.toolFailed, `${tool}: ${message.split("\n")[0]}`)
     }
   }
@@ -250,7 +251,7 @@ export async function serveExecutor(
       } catch (error) {
         if (error instanceof RpcError) replyError(id, error)
         else {
-          const text = error instanceof Error ? error.message : String(error)
+          const text = errorMessage(error)
           log(`internal error in ${method}: ${text}`)
           replyError(id, new RpcError(ErrorCode.internalError, `internal error: ${text.split("\n")[0]}`))
         }

@@ -1,4 +1,6 @@
 import type { ToMain, ToWorker } from "./messages.ts"
+import { seconds } from "../util/duration.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 export interface RunOptions {
   script: string
@@ -154,9 +156,8 @@ export class Sandbox {
       // A script that reached the worker's own process.exit ends the worker, and with it the run.
       const onClose = () => stop("error", "the script stopped the sandbox worker")
       const onAbort = () => finish({ ok: false, reason: "cancelled", error: "cancelled" }, false)
-      const seconds = Math.round(options.timeoutMs / 100) / 10
       const timer = setTimeout(() => {
-        const error = `script timed out after ${seconds} s and was stopped`
+        const error = `script timed out after ${seconds(options.timeoutMs)} and was stopped`
         stop("timeout", error, `\n[${error}]\n`)
       }, options.timeoutMs)
       this.watch(runId, () => {
@@ -189,7 +190,7 @@ export class Sandbox {
     const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
     options.onCall(tool, parsed).then(
       (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
-      (error) => reply({ type: "result", runId, callId, ok: false, error: error instanceof Error ? error.message : String(error) }),
+      (error) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) }),
     )
   }
 }

@@ -9,6 +9,7 @@ import { shellTools } from "./shell.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
 import { webTools } from "./web.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 /** Every built-in sandbox tool, in the order the model sees them. A new tool: one file, one line here. */
 export const builtinTools: readonly Tool[] = [
@@ -61,7 +62,7 @@ export class ToolRegistry {
         if (error.message.startsWith(`${name}: `)) throw error
         throw new ToolError(`${name}: ${error.message}`)
       }
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       throw new ToolError(`${name}: ${message}`)
     }
   }

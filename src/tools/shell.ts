@@ -1,63 +1,17 @@
+import { StringDecoder } from "node:string_decoder"
 import * as v from "valibot"
 import { CancelledError, ToolError } from "../errors.ts"
 import { killGroup } from "./processes.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
+import { seconds } from "../util/duration.ts"
+import { OutputCap } from "../util/output-cap.ts"
 
 export const DEFAULT_TIMEOUT_MS = 120_000
 export const MAX_TIMEOUT_MS = 240_000
-/** Output kept in memory per command: this much of the start and this much of the end. */
-const KEEP_BYTES = 1024 * 1024
+/** Output kept in memory per command: the first and the last 1 MiB. */
+const KEEP_BYTES = 2 * 1024 * 1024
 /** How long to wait for the pipes after bash exits, when a background job still holds them. */
 const PIPE_GRACE_MS = 250
-
-/**
- * Collects a command's output with bounded memory: the first `keep` bytes and the last `keep`
- * bytes survive, the middle is counted and replaced by a marker.
- */
-export class CappedOutput {
-  private readonly head: Buffer[] = []
-  private headBytes = 0
-  private tail: Buffer[] = []
-  private tailBytes = 0
-  private dropped = 0
-
-  constructor(private readonly keep = KEEP_BYTES) {}
-
-  push(chunk: Buffer): void {
-    if (this.headBytes < this.keep) {
-      const take = chunk.subarray(0, this.keep - this.headBytes)
-      this.head.push(take)
-      this.headBytes += take.length
-      chunk = chunk.subarray(take.length)
-      if (chunk.length === 0) return
-    }
-    this.tail.push(chunk)
-    this.tailBytes += chunk.length
-    while (this.tailBytes > this.keep) {
-      const first = this.tail[0]!
-      const excess = this.tailBytes - this.keep
-      if (first.length <= excess) {
-        this.tail.shift()
-        this.tailBytes -= first.length
-        this.dropped += first.length
-      } else {
-        this.tail[0] = first.subarray(excess)
-        this.tailBytes -= excess
-        this.dropped += excess
-      }
-    }
-  }
-
-  text(): string {
-    const head = Buffer.concat(this.head).toString("utf8")
-    const tail = Buffer.concat(this.tail).toString("utf8")
-    return this.dropped ? `${head}\n[… ${this.dropped} bytes of output omitted …]\n${tail}` : head + tail
-  }
-}
-
-function seconds(ms: number): string {
-  return `${ms / 1000} s`
-}
 
 function withOutput(text: string): string {
   return text ? `; output:\n${text}` : " (no output)"
@@ -82,9 +36,11 @@ export function runBash(
       cwd: ctx.directory,
       ...(options.env ? { env: options.env } : {}),
     })
-    const output = new CappedOutput()
-    child.stdout!.on("data", (chunk: Buffer) => output.push(chunk))
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk))
+    const output = new OutputCap(KEEP_BYTES)
+    // A decoder per pipe: a character split across chunks is decoded whole.
+    const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const
+    child.stdout!.on("data", (chunk: Buffer) => output.push(decoders[0].write(chunk)))
+    child.stderr!.on("data", (chunk: Buffer) => output.push(decoders[1].write(chunk)))
 
     let reason: "timeout" | "cancelled" | undefined
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
@@ -106,7 +62,8 @@ export function runBash(
       ctx.signal.removeEventListener("abort", onAbort)
       child.stdout!.destroy()
       child.stderr!.destroy()
-      const text = output.text()
+      for (const decoder of decoders) output.push(decoder.end())
+      const text = output.toString()
       if (reason === "cancelled") return reject(new CancelledError())
       if (reason === "timeout") {
         return reject(new ToolError(`${tool}: timed out after ${seconds(timeoutMs)}; output so far:\n${text}`))
@@ -118,7 +75,7 @@ export function runBash(
 
     child.once("error", (error) => {
       exit = { code: 127, signal: null }
-      output.push(Buffer.from(`cannot start bash: ${error.message}\n`))
+      output.push(`cannot start bash: ${error.message}\n`)
       settle()
     })
     child.once("exit", (code, signal) => {

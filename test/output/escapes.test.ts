@@ -36,7 +36,7 @@ const shown = [
   "{",
   '  "text": "xM-^[2JyM-^E"',
   "}",
-  "✓ done in 5ms, 1 turn",
+  "✓ done in 5 ms, 1 turn",
   "final^[[2K^@ answer",
   "",
 ].join("\n")

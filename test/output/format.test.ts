@@ -36,7 +36,7 @@ const prettyText = [
   "▸ execute",
   "│ const n = 1",
   "│ console.log(n)",
-  "1.2k in · 300 out · context 1% · $0.0081 · 1.2s",
+  "1.2k in · 300 out · context 1% · $0.0081 · 1.2 s",
   ...Array.from({ length: 20 }, (_, i) => `  line ${i + 1}`),
   "  … 5 more lines",
   "⤷ sub-agent a1.1 (anthropic/claude-haiku-4-5): check tests",
@@ -44,7 +44,7 @@ const prettyText = [
   "[a1.1] fine",
   "⤶ sub-agent a1.1 done: tests pass",
   "⚠ Anthropic API error 529 (overloaded_error): Overloaded; retrying",
-  "✓ done in 2.5s, 2 turns, $0.0081",
+  "✓ done in 2.5 s, 2 turns, $0.0081",
   "Counted 25 lines.",
   "",
 ].join("\n")
@@ -81,5 +81,5 @@ test("pretty does not repeat a summary that is the answer just streamed", () => 
     { _tag: "ReasoningEnd" },
     { _tag: "AgentFinished", summary: "It is 42.", durationMs: 8, turns: 1, usage: { ...usage, costUsd: null } },
   ]
-  expect(render("pretty", list).stdout).toBe("It is 42.\n✓ done in 8ms, 1 turn\n")
+  expect(render("pretty", list).stdout).toBe("It is 42.\n✓ done in 8 ms, 1 turn\n")
 })

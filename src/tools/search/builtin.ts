@@ -5,6 +5,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { ToolError } from "../../errors.ts"
 import { invalidRegexMessage, SearchResults, stripLineEnd, type MatchedLine, type SearchRequest } from "./results.ts"
 import { walkFiles } from "./walk.ts"
+import { errorMessage } from "../../util/error-message.ts"
 
 /** Files larger than this are skipped, as with `rg --max-filesize 1M`. */
 export const MAX_FILE_BYTES = 1024 * 1024
@@ -36,7 +37,7 @@ export function compileMatcher(pattern: string): Matcher {
       // Rust accepts escapes (`\-`, `\#`) that JavaScript only allows outside unicode mode.
       line = new RegExp(source, flags)
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
+      const message = errorMessage(error)
       throw new ToolError(invalidRegexMessage(pattern, message.replace(/^Invalid regular expression: /, "")))
     }
   }

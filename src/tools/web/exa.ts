@@ -1,6 +1,8 @@
 // webSearch: Exa's search API, results rendered as markdown a model can read.
 import * as v from "valibot"
 import { ToolError } from "../../errors.ts"
+import { seconds } from "../../util/duration.ts"
+import { errorMessage } from "../../util/error-message.ts"
 
 const ExaResponse = v.object({
   results: v.array(
@@ -47,13 +49,13 @@ export async function exaSearch(
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     })
   } catch (error) {
-    if (timeout.aborted) throw new ToolError(`Exa search timed out after ${TIMEOUT_MS / 1000} s`)
+    if (timeout.aborted) throw new ToolError(`Exa search timed out after ${seconds(TIMEOUT_MS)}`)
     if (signal?.aborted) throw new ToolError("cancelled")
-    throw new ToolError(`Exa search failed: ${error instanceof Error ? error.message : String(error)}`)
+    throw new ToolError(`Exa search failed: ${errorMessage(error)}`)
   }
   const text = await response.text()
   if (!response.ok) {
-    throw new ToolError(`Exa search failed: HTTP ${response.status}${errorMessage(text, response.statusText)}`)
+    throw new ToolError(`Exa search failed: HTTP ${response.status}${bodyError(text, response.statusText)}`)
   }
   let parsed: v.InferOutput<typeof ExaResponse>
   try {
@@ -65,7 +67,7 @@ export async function exaSearch(
 }
 
 /** `: message` from an error body ({"error": …} or {"message": …}), else the status text. */
-function errorMessage(body: string, statusText: string): string {
+function bodyError(body: string, statusText: string): string {
   let message: unknown
   try {
     const json = JSON.parse(body)

@@ -4,6 +4,8 @@
 import { ToolError } from "../../errors.ts"
 import { VERSION } from "../../version.ts"
 import { htmlToMarkdown } from "./html.ts"
+import { seconds } from "../../util/duration.ts"
+import { errorMessage } from "../../util/error-message.ts"
 
 export const FETCH_TIMEOUT_MS = 30_000
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -53,9 +55,9 @@ export async function fetchMarkdown(url: string, options: FetchOptions = {}): Pr
   options.signal?.addEventListener("abort", onAbort, { once: true })
   const failure = (error: unknown): ToolError => {
     if (options.signal?.aborted) return new ToolError("cancelled")
-    if (controller.signal.aborted) return new ToolError(`timed out after ${timeoutMs / 1000} s fetching ${url}`)
+    if (controller.signal.aborted) return new ToolError(`timed out after ${seconds(timeoutMs)} fetching ${url}`)
     if (error instanceof ToolError) return error
-    return new ToolError(`could not fetch ${url}: ${error instanceof Error ? error.message : String(error)}`)
+    return new ToolError(`could not fetch ${url}: ${errorMessage(error)}`)
   }
   try {
     let response: Response

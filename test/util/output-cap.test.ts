@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { OutputCap } from "../../src/sandbox/output-cap.ts"
+import { OutputCap } from "../../src/util/output-cap.ts"
 
 describe("OutputCap", () => {
   test("passes short output through unchanged", () => {
