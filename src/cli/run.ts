@@ -8,6 +8,7 @@ import type { Executor } from "../executor/executor.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
+import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -55,6 +56,9 @@ interface RunArgs {
 }
 
 async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
+  // Flags first: a bad value is refused whatever the environment holds.
+  const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
+  const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
   const { resolveModel } = await import("../providers/resolve.ts")
   const spec = args.model || process.env.CLANKA_MODEL || defaultModel(process.env)
   if (!spec) {
@@ -65,8 +69,6 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const model = resolveModel(spec)
   const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
-  const maxTurns = positiveNumber("--max-turns", args["max-turns"], true)
-  const turnTimeout = positiveNumber("--turn-timeout", args["turn-timeout"], false)
 
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
@@ -81,7 +83,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
       conversation: interactive,
       ...(args.system === undefined ? {} : { system: args.system }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
-      ...(turnTimeout === undefined ? {} : { turnTimeoutMs: Math.round(turnTimeout * 1000) }),
+      ...(turnTimeoutMs === undefined ? {} : { turnTimeoutMs }),
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
@@ -204,11 +206,9 @@ async function readSchema(file: string): Promise<unknown> {
   return schema
 }
 
-function positiveNumber(flag: string, value: string | undefined, integer: boolean): number | undefined {
+function positiveWholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} takes a positive ${integer ? "whole number" : "number"}, got "${value}"`)
-  }
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${value}"`)
   return n
 }
