@@ -56,7 +56,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     const argsDef = (await resolveArgs(command)) ?? {}
     try {
-      const { positionals } = checkArgs(rest, argsDef)
+      const { positionals, forCitty } = checkArgs(rest, argsDef)
       const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
       if (!joinsWords.has(name!) && positionals.length > declared.length) {
         throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
@@ -69,7 +69,7 @@ export async function runCli(argv: string[]): Promise<number> {
         await printHelp(topic)
         return ExitCode.ok
       }
-      const { result } = await runCommand(command, { rawArgs: rest })
+      const { result } = await runCommand(command, { rawArgs: forCitty })
       return typeof result === "number" ? result : ExitCode.ok
     } catch (error) {
       // In ndjson mode a failed run always ends with an AgentError line: a bad flag, a missing

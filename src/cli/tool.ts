@@ -1,7 +1,9 @@
 import { defineCommand } from "citty"
 import * as v from "valibot"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
+import { renderType } from "../tools/dts.ts"
 import { findTool, InvalidParamsError, toolNames } from "../tools/registry.ts"
+import type { Tool } from "../tools/tool.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -11,13 +13,18 @@ export default defineCommand({
   meta: { name: "tool", description: "Call one tool directly and print its JSON result" },
   args: {
     name: { type: "positional", required: true, description: "tool name (clanka tools lists them)", valueHint: "NAME" },
-    params: { type: "positional", required: false, description: "parameters as JSON; a plain string for tools that take one", valueHint: "JSON" },
+    params: {
+      type: "positional",
+      required: false,
+      description: "parameters as JSON (a plain string for tools that take one); - reads them from stdin",
+      valueHint: "JSON",
+    },
     ...executorArgs,
   },
   async run({ args }) {
     const tool = findTool(args.name)
     if (!tool) throw new UsageError(`unknown tool "${args.name}"; tools: ${toolNames.join(", ")}`)
-    const params = parseParams(args.params, tool.params)
+    const params = parseParams(args.params === "-" ? await readStdin() : args.params, tool)
     const executor = await openExecutor(args)
     const interrupt = catchInterrupts()
     try {
@@ -43,16 +50,29 @@ export default defineCommand({
   },
 })
 
-/** JSON, except that a tool taking one string may be given the bare string. */
-function parseParams(text: string | undefined, schema: v.GenericSchema): unknown {
-  if (text === undefined) return undefined
+/**
+ * JSON, except that a tool taking one string may be given the bare string. No PARAMS (or nothing
+ * on stdin) is only right for a tool that takes none.
+ */
+function parseParams(text: string | undefined, tool: Tool): unknown {
+  if (text === undefined) {
+    if (v.is(tool.params, undefined)) return undefined
+    const type = renderType(tool.params).replace(/\/\*\*.*?\*\/ /g, "")
+    throw new UsageError(`${tool.name}: missing PARAMS: JSON of type ${type} (or - to read them from stdin)`)
+  }
   const shown = text.length > 60 ? text.slice(0, 60) + "…" : text
   try {
     return JSON.parse(text)
   } catch {
-    if (v.is(schema, text)) return text
+    if (v.is(tool.params, text)) return text
     throw new UsageError(`parameters must be JSON, got: ${shown}`)
   }
+}
+
+/** PARAMS from stdin without the final newline; nothing but whitespace is no PARAMS. */
+async function readStdin(): Promise<string | undefined> {
+  const text = await new Response(Bun.stdin.stream()).text()
+  return text.trim() === "" ? undefined : text.replace(/\r?\n$/, "")
 }
 
 /**

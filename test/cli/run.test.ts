@@ -236,3 +236,10 @@ test.each([403, 404])("HTTP %d from the model is not retried: exit 1, one line o
   expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toEqual({ _tag: "AgentError", message, exitCode: 1 })
   expect(server!.requests.length).toBe(1)
 })
+
+test("a negative number in the prompt is a word of it, not a flag", async () => {
+  const env = await serve("anthropic", [finish("ok")])
+  const result = await clanka(["run", "--json", "-C", directory, "count", "-1", "down"], { env })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", prompt: "count -1 down" })
+})
