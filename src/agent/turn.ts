@@ -37,7 +37,7 @@ export interface TurnResult {
 export class TurnTimeoutError extends ModelError {
   override name = "TurnTimeoutError"
   constructor(timeoutMs: number) {
-    super(`the model sent nothing for ${formatSeconds(timeoutMs)} (turn timeout); retrying`, true)
+    super(`the model sent nothing for ${formatSeconds(timeoutMs)} (turn timeout)`, true)
   }
 }
 

@@ -16,12 +16,19 @@ interface Flag {
 export interface CheckedArgs {
   /** The positional words, in order (after `--` every word is one). */
   positionals: string[]
+  /**
+   * The same words as citty should read them: the flags with their values, then `--` and the
+   * positionals. citty alone would take a positional such as `-5` (`clanka tool sleep -5`) for a
+   * flag named 5.
+   */
+  forCitty: string[]
 }
 
 export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): CheckedArgs {
   const flags = flagTable(argsDef)
   const given = new Set<string>()
   const positionals: string[] = []
+  const options: string[] = []
   const takeValue = (spelling: string, flag: Flag, value: string | undefined, next: () => string | undefined) => {
     if (flag.type !== "string") return
     if (given.has(flag.main)) throw new UsageError(`${spelling} was given twice; give it once`)
@@ -31,6 +38,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
     if (following === undefined || isFlag(following, flags)) {
       throw new UsageError(`${spelling} needs a value (see clanka --help)`)
     }
+    options.push(following)
   }
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!
@@ -43,6 +51,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
       positionals.push(arg)
       continue
     }
+    options.push(arg)
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=")
       const name = arg.slice(2, eq === -1 ? undefined : eq)
@@ -61,7 +70,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
       }
     }
   }
-  return { positionals }
+  return { positionals, forCitty: [...options, "--", ...positionals] }
 }
 
 function flagTable(argsDef: Record<string, any>): Map<string, Flag> {

@@ -11,6 +11,7 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   tool: () => import("./tool.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
   executor: () => import("./executor.ts").then((m) => m.default),
+  help: () => import("./help.ts").then((m) => m.default),
 }
 
 const main = defineCommand({
@@ -42,27 +43,33 @@ export async function runCli(argv: string[]): Promise<number> {
         process.stdout.write(`clanka ${VERSION}\n`)
         return ExitCode.ok
       }
-      process.stdout.write(plain(await renderUsage(main)) + "\n")
+      await printHelp()
       return argv.length === 0 ? ExitCode.usage : ExitCode.ok
     }
     const [name, ...rest] = argv
     const load = subCommands[name!]
-    if (!load) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(subCommands).join(", ")} (clanka --help)`)
+    if (!load) throw unknownCommand(name!)
     const command = await load()
     if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write(plain(await renderUsage(command, main)) + "\n")
+      await printHelp(name)
       return ExitCode.ok
     }
     const argsDef = (await resolveArgs(command)) ?? {}
     try {
-      const { positionals } = checkArgs(rest, argsDef)
+      const { positionals, forCitty } = checkArgs(rest, argsDef)
       const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
       if (!joinsWords.has(name!) && positionals.length > declared.length) {
         throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
       }
       const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
       if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} (see clanka ${name} --help)`)
-      const { result } = await runCommand(command, { rawArgs: rest })
+      if (name === "help") {
+        const topic = positionals[0]
+        if (topic !== undefined && !subCommands[topic]) throw unknownCommand(topic)
+        await printHelp(topic)
+        return ExitCode.ok
+      }
+      const { result } = await runCommand(command, { rawArgs: forCitty })
       return typeof result === "number" ? result : ExitCode.ok
     } catch (error) {
       // In ndjson mode a failed run always ends with an AgentError line: a bad flag, a missing
@@ -75,6 +82,20 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error)
   }
+}
+
+function unknownCommand(name: string): UsageError {
+  return new UsageError(`unknown command "${name}"; commands: ${Object.keys(subCommands).join(", ")} (clanka --help)`)
+}
+
+/** The help of clanka (with its options, environment and exit codes), or of one command. */
+async function printHelp(name?: string): Promise<void> {
+  if (name === undefined) {
+    const { topLevelHelp } = await import("./help.ts")
+    process.stdout.write(plain(await renderUsage(main)) + "\n" + topLevelHelp)
+    return
+  }
+  process.stdout.write(plain(await renderUsage(await subCommands[name]!(), main)) + "\n")
 }
 
 function wantsNdjson(args: string[]): boolean {

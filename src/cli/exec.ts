@@ -2,6 +2,7 @@ import { defineCommand } from "citty"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { CancelledError, noSubagents, ScriptError } from "../contract.ts"
+import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
@@ -16,7 +17,7 @@ export default defineCommand({
   },
   async run({ args }) {
     const script = await readScript(args.file, args.eval)
-    const timeoutMs = parseTimeout(args.timeout)
+    const timeoutMs = secondsFlag("--timeout", args.timeout)
     const executor = await openExecutor(args)
     const interrupt = catchInterrupts()
     try {
@@ -55,13 +56,6 @@ async function readScript(file: string | undefined, code: string | undefined): P
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
-}
-
-function parseTimeout(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const seconds = Number(value)
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, got "${value}"`)
-  return Math.round(seconds * 1000)
 }
 
 /**

@@ -13,12 +13,15 @@ export interface Interrupt {
   readonly signal: AbortSignal
   /** Resolves when the first signal arrives (never, if none does). */
   readonly received: Promise<void>
+  /** True when the stop came from stdout failing: nobody reads, so nothing more is said. */
+  readonly readerLeft: boolean
   /** Stops handling the signals. */
   dispose(): void
 }
 
 export function catchInterrupts(): Interrupt {
   const controller = new AbortController()
+  let readerLeft = false
   let arrived!: () => void
   const received = new Promise<void>((resolve) => (arrived = resolve))
   const handler = () => {
@@ -28,13 +31,18 @@ export function catchInterrupts(): Interrupt {
   }
   // Nobody reads any more: stop as if interrupted (once; later write errors change nothing).
   const onStdoutError = () => {
-    if (!controller.signal.aborted) handler()
+    if (controller.signal.aborted) return
+    readerLeft = true
+    handler()
   }
   for (const name of SIGNALS) process.on(name, handler)
   process.stdout.on("error", onStdoutError)
   return {
     signal: controller.signal,
     received,
+    get readerLeft() {
+      return readerLeft
+    },
     dispose: () => {
       for (const name of SIGNALS) process.off(name, handler)
       process.stdout.off("error", onStdoutError)

@@ -8,8 +8,9 @@ import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
+import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
-import { catchInterrupts } from "./interrupt.ts"
+import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 
 export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
@@ -55,6 +56,9 @@ interface RunArgs {
 }
 
 async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
+  // Flags first: a bad value is refused whatever the environment holds.
+  const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
+  const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
   const { resolveModel } = await import("../providers/resolve.ts")
   const spec = args.model || process.env.CLANKA_MODEL || defaultModel(process.env)
   if (!spec) {
@@ -65,8 +69,6 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const model = resolveModel(spec)
   const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
-  const maxTurns = positiveNumber("--max-turns", args["max-turns"], true)
-  const turnTimeout = positiveNumber("--turn-timeout", args["turn-timeout"], false)
 
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
@@ -81,13 +83,13 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
       conversation: interactive,
       ...(args.system === undefined ? {} : { system: args.system }),
       ...(maxTurns === undefined ? {} : { maxTurns }),
-      ...(turnTimeout === undefined ? {} : { turnTimeoutMs: Math.round(turnTimeout * 1000) }),
+      ...(turnTimeoutMs === undefined ? {} : { turnTimeoutMs }),
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
-    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal }), print)
-    return await converse(agent, print, model, executor, interrupt.signal)
+    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal }), print, interrupt)
+    return await converse(agent, print, model, executor, interrupt)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
     await executor.close()
@@ -95,14 +97,18 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   }
 }
 
-async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void): Promise<number> {
+/**
+ * Prints the events; an AgentError is also one line on stderr, except when the run stopped
+ * because the reader of stdout left (`clanka run … | head -1`): that ends quietly, as exec does.
+ */
+async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void, interrupt: Interrupt): Promise<number> {
   let code: number = ExitCode.failed
   for await (const event of events) {
     print(event)
     if (event._tag === "AgentFinished") code = ExitCode.ok
     if (event._tag === "AgentError") {
-      process.stderr.write(`clanka: ${visible(event.message)}\n`)
       code = event.exitCode
+      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) process.stderr.write(`clanka: ${visible(event.message)}\n`)
     }
   }
   return code
@@ -118,7 +124,7 @@ async function converse(
   print: (event: AgentEvent) => void,
   model: Model,
   executor: Executor,
-  interrupt: AbortSignal,
+  interrupt: Interrupt,
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
@@ -132,7 +138,7 @@ async function converse(
     const start = (line: string) => {
       current = new AbortController()
       const signal = current.signal
-      turn = consume(agent.send(line, { signal }), print).then((code) => {
+      turn = consume(agent.send(line, { signal }), print, interrupt).then((code) => {
         last = code === ExitCode.interrupted ? ExitCode.ok : code
         current = undefined
         if (!closed) rl.prompt()
@@ -154,10 +160,10 @@ async function converse(
     rl.on("close", () => {
       closed = true
       current?.abort()
-      void turn.then(() => resolve(interrupt.aborted ? ExitCode.interrupted : last))
+      void turn.then(() => resolve(interrupt.signal.aborted ? ExitCode.interrupted : last))
     })
     // SIGTERM, SIGHUP (or a SIGINT not typed on this terminal): stop the turn and leave.
-    interrupt.addEventListener("abort", () => rl.close(), { once: true })
+    interrupt.signal.addEventListener("abort", () => rl.close(), { once: true })
     rl.prompt()
   })
 }
@@ -204,11 +210,9 @@ async function readSchema(file: string): Promise<unknown> {
   return schema
 }
 
-function positiveNumber(flag: string, value: string | undefined, integer: boolean): number | undefined {
+function positiveWholeNumber(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} takes a positive ${integer ? "whole number" : "number"}, got "${value}"`)
-  }
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${value}"`)
   return n
 }

@@ -10,11 +10,16 @@ export default defineCommand({
   meta: { name: "tool", description: "Call one tool directly and print its JSON result" },
   args: {
     name: { type: "positional", required: true, description: "tool name (clanka tools lists them)", valueHint: "NAME" },
-    params: { type: "positional", required: false, description: "parameters as JSON; a plain string for tools that take one", valueHint: "JSON" },
+    params: {
+      type: "positional",
+      required: false,
+      description: "parameters as JSON (a plain string for tools that take one); - reads them from stdin",
+      valueHint: "JSON",
+    },
     ...executorArgs,
   },
   async run({ args }) {
-    const params = parseParams(args.params)
+    const params = parseParams(args.params === "-" ? await readStdin() : args.params)
     const executor = await openExecutor(args)
     const interrupt = catchInterrupts()
     try {
@@ -33,7 +38,12 @@ export default defineCommand({
       // The executor validates: its own tools decide, wherever it runs.
       if (error instanceof UnknownToolError) throw new UsageError(error.message)
       if (error instanceof InvalidParamsError) {
-        if (params.bare) throw new UsageError(`parameters must be JSON, got: ${shorten(args.params!)}`)
+        if (params.bare) throw new UsageError(`parameters must be JSON, got: ${shorten(String(params.value))}`)
+        if (params.value === undefined) {
+          // Worded from the executor's own declaration of the tool, wherever it runs.
+          const type = declaredParams((await executor.capabilities()).toolsDts, args.name)
+          throw new UsageError(`${args.name}: missing PARAMS: JSON of type ${type} (or - to read them from stdin)`)
+        }
         throw new UsageError(error.message)
       }
       if (error instanceof ClankaError) throw error
@@ -55,8 +65,21 @@ function parseParams(text: string | undefined): { value: unknown; bare: boolean 
   }
 }
 
+/** The parameter type in `declare function NAME(param: TYPE): Promise<…>`, without doc comments. */
+function declaredParams(toolsDts: string, name: string): string {
+  const line = toolsDts.split("\n").find((text) => text.startsWith(`declare function ${name}(`)) ?? ""
+  const type = line.match(/^declare function \w+\(\w+\??: (.*)\): Promise<.*>$/)?.[1] ?? "unknown"
+  return type.replace(/\/\*\*.*?\*\/ /g, "")
+}
+
 function shorten(text: string): string {
   return text.length > 60 ? text.slice(0, 60) + "…" : text
+}
+
+/** PARAMS from stdin without the final newline; nothing but whitespace is no PARAMS. */
+async function readStdin(): Promise<string | undefined> {
+  const text = await new Response(Bun.stdin.stream()).text()
+  return text.trim() === "" ? undefined : text.replace(/\r?\n$/, "")
 }
 
 /**

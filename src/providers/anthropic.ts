@@ -22,6 +22,7 @@ import type {
   ToolUnion,
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
+import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo } from "./prices.ts"
@@ -48,12 +49,19 @@ interface AnthropicReasoningData {
   redacted?: string
 }
 
+const ANTHROPIC_URL = "https://api.anthropic.com"
+
 export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
   const apiKey = env.ANTHROPIC_API_KEY
   if (!apiKey) throw new UsageError("ANTHROPIC_API_KEY is not set: export it to use anthropic models")
-  const baseURL = env.ANTHROPIC_BASE_URL || "https://api.anthropic.com"
+  const baseURL = baseUrlFrom(env, "ANTHROPIC_BASE_URL", ANTHROPIC_URL) ?? ANTHROPIC_URL
   const info = modelInfo("anthropic", spec.model)
-  const context: Omit<ErrorContext, "signal"> = { api: "Anthropic API", keyVariable: "ANTHROPIC_API_KEY" }
+  const context: Omit<ErrorContext, "signal"> = {
+    api: "Anthropic API",
+    service: "the Anthropic API",
+    baseURL,
+    keyVariable: "ANTHROPIC_API_KEY",
+  }
   let client: AnthropicClient | undefined
 
   return {

@@ -8,6 +8,10 @@ import { ModelError } from "./model.ts"
 export interface ErrorContext {
   /** "Anthropic API", "OpenAI API", "OpenAI-compatible API at http://…". */
   api: string
+  /** What a connection failure could not reach: "the Anthropic API", "the OpenAI-compatible server". */
+  service: string
+  /** Where requests go; named when a connection fails and the URL tried is not known. */
+  baseURL: string
   /** The variable holding the key, named when the key is refused. */
   keyVariable: string
   signal?: AbortSignal
@@ -59,13 +63,41 @@ export function toModelError(error: unknown, context: ErrorContext): Error {
     const retryable = type === undefined || retryableTypes.has(type)
     return new ModelError(`${context.api} error${type ? ` (${type})` : ""}: ${message}`, retryable)
   }
-  if (name === "APIConnectionError" || name === "APIConnectionTimeoutError") {
-    const cause = (error as { cause?: { message?: string } }).cause?.message
-    return new ModelError(`cannot reach the ${context.api}: ${cause ?? (error as Error).message}`, true)
-  }
+  if (isConnectionError(error)) return connectionError(error, context)
   // Anything else while reading the stream: the connection broke mid-response.
   const message = error instanceof Error ? error.message : String(error)
   return new ModelError(`${context.api} stream interrupted: ${message}`, true)
+}
+
+/**
+ * The SDKs' APIConnectionError and APIConnectionTimeoutError. The OpenAI SDK's errors are all named
+ * "Error": its connection errors are the APIError shape without a status, with the SDK's message.
+ */
+function isConnectionError(error: unknown): boolean {
+  const e = error as { name?: unknown; status?: unknown; message?: unknown } | null
+  if (e?.name === "APIConnectionError" || e?.name === "APIConnectionTimeoutError") return true
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    "status" in e &&
+    e.status === undefined &&
+    (e.message === "Connection error." || e.message === "Request timed out.")
+  )
+}
+
+/**
+ * A request that never got an answer, named by the URL it tried (Bun's fetch error carries it as
+ * `path`): `cannot reach the Anthropic API at http://127.0.0.1:9/v1/messages: connection refused`.
+ */
+function connectionError(error: unknown, context: ErrorContext): ModelError {
+  const cause = (error as { cause?: { code?: unknown; path?: unknown; hostname?: unknown; message?: unknown } }).cause
+  const url = typeof cause?.path === "string" && /^https?:/.test(cause.path) ? cause.path : context.baseURL
+  let reason = typeof cause?.message === "string" ? cause.message : (error as Error).message
+  if (cause?.code === "ECONNREFUSED") reason = "connection refused"
+  else if (cause?.code === "ECONNRESET") reason = "connection reset"
+  else if (cause?.code === "ENOTFOUND") reason = `host ${typeof cause.hostname === "string" ? cause.hostname : "name"} not found`
+  else if ((error as Error).message === "Request timed out.") reason = "timed out"
+  return new ModelError(`cannot reach ${context.service} at ${url}: ${reason}`, true)
 }
 
 /** The stream ended without its final event. */

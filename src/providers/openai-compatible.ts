@@ -11,13 +11,14 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
+import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 import { parseToolInput } from "./tool-input.ts"
 
 export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
-  const baseURL = env.OPENAI_BASE_URL
+  const baseURL = baseUrlFrom(env, "OPENAI_BASE_URL", "http://localhost:11434/v1")
   if (!baseURL)
     throw new UsageError(
       "OPENAI_BASE_URL is not set: export the server's URL to use openai-compatible models (e.g. http://localhost:11434/v1)",
@@ -26,6 +27,8 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
   const apiKey = env.OPENAI_API_KEY || "none"
   const context: Omit<ErrorContext, "signal"> = {
     api: `OpenAI-compatible API at ${baseURL}`,
+    service: "the OpenAI-compatible server",
+    baseURL,
     keyVariable: "OPENAI_API_KEY",
   }
   let client: OpenAIClient | undefined

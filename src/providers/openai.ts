@@ -19,6 +19,7 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
+import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow } from "./prices.ts"
@@ -37,11 +38,18 @@ function isReasoningModel(spec: ModelSpec): boolean {
   return spec.effort !== undefined || /^(o\d|gpt-5(?!.*-chat)|gpt-oss|codex)/.test(spec.model)
 }
 
+const OPENAI_URL = "https://api.openai.com/v1"
+
 export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
   const apiKey = env.OPENAI_API_KEY
   if (!apiKey) throw new UsageError("OPENAI_API_KEY is not set: export it to use openai models")
-  const baseURL = env.OPENAI_BASE_URL || "https://api.openai.com/v1"
-  const context: Omit<ErrorContext, "signal"> = { api: "OpenAI API", keyVariable: "OPENAI_API_KEY" }
+  const baseURL = baseUrlFrom(env, "OPENAI_BASE_URL", OPENAI_URL) ?? OPENAI_URL
+  const context: Omit<ErrorContext, "signal"> = {
+    api: "OpenAI API",
+    service: "the OpenAI API",
+    baseURL,
+    keyVariable: "OPENAI_API_KEY",
+  }
   let client: OpenAIClient | undefined
 
   return {

@@ -1,6 +1,10 @@
 import * as v from "valibot"
 import { defineTool } from "./tool.ts"
 
+/** The longest timer (2^31 - 1 ms, about 24.8 days): a longer one would fire after 1 ms. */
+const MAX_SLEEP_MS = 2 ** 31 - 1
+const sleepRange = (issue: { received: string }) => `expected milliseconds from 0 to ${MAX_SLEEP_MS}, got ${issue.received}`
+
 /** Tools that steer the run itself rather than touch the machine. */
 export const controlTools = [
   defineTool({
@@ -22,7 +26,7 @@ export const controlTools = [
   defineTool({
     name: "sleep",
     description: "Wait for the given number of milliseconds.",
-    params: v.pipe(v.number(), v.minValue(0)),
+    params: v.pipe(v.number(sleepRange), v.minValue(0, sleepRange), v.maxValue(MAX_SLEEP_MS, sleepRange)),
     paramName: "ms",
     result: v.void(),
     run: (ms, ctx) =>

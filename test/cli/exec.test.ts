@@ -53,7 +53,7 @@ describe("clanka exec", () => {
     expect(missing.code).toBe(2)
     expect(missing.stderr).toBe(`clanka: cannot read ${join(dir, "nope.js")}: ENOENT\n`)
     expect((await clanka(["exec", "--timeout", "soon", "-e", "1"])).stderr).toBe(
-      'clanka: --timeout takes a positive number of seconds, got "soon"\n',
+      'clanka: --timeout takes a number of seconds from 0.001 to 2147483 (about 24 days), got "soon"\n',
     )
   })
 })

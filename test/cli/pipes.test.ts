@@ -39,7 +39,7 @@ test("clanka exec whose reader leaves stops at once, quietly, and kills what the
   expect(isRunning(pid)).toBe(false)
 })
 
-test("clanka run --json whose reader leaves ends without a stack trace", async () => {
+test("clanka run --json whose reader leaves stops quietly: exit 130, nothing on stderr", async () => {
   server = await startFakeModel("anthropic", [
     { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
     { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
@@ -48,7 +48,19 @@ test("clanka run --json whose reader leaves ends without a stack trace", async (
   const { stdout, stderr } = await pipeToHead(["run", "--json", "-m", "anthropic/claude-sonnet-4-5", "go"], server.env)
   expect(JSON.parse(stdout.split("\n")[0]!)._tag).toBe("AgentStart")
   expect(stdout.split("\n").slice(1)).toEqual(["exit=130", ""])
-  expect(stderr).toBe("clanka: interrupted\n")
+  expect(stderr).toBe("")
+})
+
+test("clanka run -o pretty whose reader leaves stops quietly too", async () => {
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
+    { blocks: [{ type: "execute", script: "for (let i = 0; i < 50000; i++) console.log(i)" }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+  ])
+  const { stdout, stderr } = await pipeToHead(["run", "-o", "pretty", "-m", "anthropic/claude-sonnet-4-5", "go"], server.env)
+  expect(stdout).toStartWith("● anthropic/claude-sonnet-4-5 in ")
+  expect(stdout.split("\n").slice(1)).toEqual(["exit=130", ""])
+  expect(stderr).toBe("")
 })
 
 test("a closed stderr does not turn a finished run into a failure", async () => {

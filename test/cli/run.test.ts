@@ -102,8 +102,25 @@ test("--turn-timeout: a stalled stream is retried", async () => {
   expect(result.code).toBe(0)
   const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
   expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([
-    { _tag: "ErrorRetry", error: { message: "the model sent nothing for 0.2s (turn timeout); retrying", retryable: true } },
+    { _tag: "ErrorRetry", error: { message: "the model sent nothing for 0.2s (turn timeout)", retryable: true } },
   ])
+})
+
+test("--turn-timeout: a model that stalls every time ends with an error that does not say retrying", async () => {
+  const stall: FakeTurn = { stall: { blocks: [{ type: "text", text: "hm" }] } }
+  const env = await serve("openai-compatible", Array.from({ length: 7 }, () => stall))
+  const result = await clanka(["run", "-o", "text", "--turn-timeout", "0.1", "-C", directory, "go"], { env })
+  expect(result.code).toBe(1)
+  expect(result.stderr.split("\n").at(-2)).toBe("clanka: the model sent nothing for 0.1s (turn timeout) (gave up after 7 attempts)")
+})
+
+test("--turn-timeout in text output: the retry line says retrying once", async () => {
+  const env = await serve("openai-compatible", [{ stall: { blocks: [{ type: "text", text: "hm" }] } }, finish("ok")])
+  const result = await clanka(["run", "-o", "text", "--turn-timeout", "0.2", "-C", directory, "go"], { env })
+  expect(result.code).toBe(0)
+  expect(result.stdout).toBe("ok\n")
+  const warnings = result.stderr.split("\n").filter((line) => line.startsWith("⚠"))
+  expect(warnings).toEqual(["⚠ the model sent nothing for 0.2s (turn timeout); retrying"])
 })
 
 test("usage errors are exit 2 with one line", async () => {
@@ -218,4 +235,11 @@ test.each([403, 404])("HTTP %d from the model is not retried: exit 1, one line o
   expect(tags).toEqual(["AgentStart", "AgentError"])
   expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toEqual({ _tag: "AgentError", message, exitCode: 1 })
   expect(server!.requests.length).toBe(1)
+})
+
+test("a negative number in the prompt is a word of it, not a flag", async () => {
+  const env = await serve("anthropic", [finish("ok")])
+  const result = await clanka(["run", "--json", "-C", directory, "count", "-1", "down"], { env })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", prompt: "count -1 down" })
 })

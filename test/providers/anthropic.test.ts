@@ -163,6 +163,6 @@ describe("anthropic provider", () => {
     const error = (await failure(collect(model))) as ModelError
     expect(error).toBeInstanceOf(ModelError)
     expect(error.retryable).toBe(true)
-    expect(error.message).toStartWith("cannot reach the Anthropic API: ")
+    expect(error.message).toBe("cannot reach the Anthropic API at http://127.0.0.1:9/v1/messages: connection refused")
   })
 })

@@ -108,4 +108,11 @@ describe("openai-compatible provider (Chat Completions)", () => {
     const error = (await failure(collect(model))) as ModelError
     expect(error.retryable).toBe(true)
   })
+
+  test("an unreachable server is a retryable connection error naming the URL tried", async () => {
+    const model = resolveModel("openai-compatible/qwen3", { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" })
+    const error = (await failure(collect(model))) as ModelError
+    expect(error.retryable).toBe(true)
+    expect(error.message).toBe("cannot reach the OpenAI-compatible server at http://127.0.0.1:9/v1/chat/completions: connection refused")
+  })
 })

@@ -135,4 +135,12 @@ describe("openai provider (Responses API)", () => {
     setTimeout(() => controller.abort(), 50)
     expect(await failure(collect(model, undefined, controller.signal))).toBeInstanceOf(CancelledError)
   })
+
+  test("an unreachable server is a retryable connection error naming the URL tried", async () => {
+    const model = resolveModel("openai/gpt-5", { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" })
+    const error = (await failure(collect(model))) as ModelError
+    expect(error).toBeInstanceOf(ModelError)
+    expect(error.retryable).toBe(true)
+    expect(error.message).toBe("cannot reach the OpenAI API at http://127.0.0.1:9/v1/responses: connection refused")
+  })
 })

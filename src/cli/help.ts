@@ -1,0 +1,44 @@
+/**
+ * `clanka help [COMMAND]`, and what the top-level help adds to citty's rendering: the global
+ * options, the environment variables and the exit codes. cli.ts prints it; this module only
+ * describes the command and holds the text.
+ */
+import { defineCommand } from "citty"
+
+export default defineCommand({
+  meta: { name: "help", description: "Print this help, or the help of COMMAND (the same as clanka COMMAND --help)" },
+  args: {
+    command: { type: "positional", required: false, description: "the command to explain", valueHint: "COMMAND" },
+  },
+})
+
+export const topLevelHelp = `
+OPTIONS
+
+  -h, --help       print this help (clanka help COMMAND or clanka COMMAND --help for one command)
+  -v, --version    print the version
+
+ENVIRONMENT
+
+  ANTHROPIC_API_KEY          key of the anthropic/… models
+  ANTHROPIC_BASE_URL         Anthropic API URL (default https://api.anthropic.com)
+  OPENAI_API_KEY             key of the openai/… models (optional for openai-compatible/…)
+  OPENAI_BASE_URL            OpenAI API URL (default https://api.openai.com/v1); the server of
+                             openai-compatible/… models
+  CLANKA_MODEL               the default --model
+  EXA_API_KEY                key of webSearch (EXA_BASE_URL: another Exa endpoint)
+  CLANKA_REMOTE_BIN          path of clanka on --ssh hosts (default clanka)
+  CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
+  CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
+  NO_COLOR                   no colours
+  CLANKA_DEBUG=1             add the stack trace to an error
+
+EXIT CODES
+
+  0      success
+  1      the task failed (model error after retries, max turns, schema never satisfied,
+         script threw in exec, tool failed)
+  2      bad usage or bad input (unknown flag, missing key, unreadable file, bad parameters)
+  3      the executor was lost (remote died, ssh failed)
+  130    interrupted (Ctrl-C, SIGTERM, SIGHUP, or the reader of stdout left)
+`
