@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { escapeTemplateText, parseError, parses, prepareScript, repairScript, stripFence } from "../../src/sandbox/repair.ts"
+import { parseError, parses, prepareScript, repairScript, stripFence } from "../../src/sandbox/repair.ts"
 
 const corpus = join(import.meta.dir, "repair-corpus")
 const files = readdirSync(corpus).sort()
@@ -94,14 +94,6 @@ describe("repairScript", () => {
     expect(parses(repaired)).toBe(true)
     expect(repaired.endsWith("*** End Patch`)\nconsole.log(`done ${r}`)")).toBe(true)
     expect(repaired).toContain("+  log(\\`line 10: \\${x}\\`)\n")
-  })
-})
-
-describe("escapeTemplateText", () => {
-  test("escapes backticks, ${ and invalid escapes, keeps valid escapes", () => {
-    expect(escapeTemplateText("a`b ${c} $d \\` \\${e} \\n \\1 \\x4 \\x41 \\u{110000} \\u00e9 \\0 \\01")).toBe(
-      "a\\`b \\${c} $d \\` \\${e} \\n \\\\1 \\\\x4 \\x41 \\\\u{110000} \\u00e9 \\0 \\\\01",
-    )
   })
 })
 
