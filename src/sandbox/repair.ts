@@ -237,9 +237,11 @@ function repairTargets(script: string, found: Target[]): string | undefined {
 /**
  * What the sandbox should compile: the script without a wrapping fence (a fenced script can
  * parse as a tagged template and then fail at run time), repaired when it does not parse.
- * `repaired` is false when the script is returned as it came.
+ * `repaired` is false when the script is returned as it came. `firstLine` is the line of the
+ * script as written on which the prepared one starts: errors name the lines the model wrote.
  */
-export function prepareScript(script: string): { script: string; repaired: boolean } {
+export function prepareScript(script: string): { script: string; repaired: boolean; firstLine: number } {
   const repaired = parses(script) && !OPENING_FENCE.test(script) ? script : repairScript(script)
-  return { script: repaired, repaired: repaired !== script }
+  const fence = stripFence(script) === script ? undefined : OPENING_FENCE.exec(script)?.[0]
+  return { script: repaired, repaired: repaired !== script, firstLine: fence === undefined ? 1 : fence.split("\n").length }
 }

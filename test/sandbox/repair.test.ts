@@ -99,12 +99,13 @@ describe("repairScript", () => {
 
 describe("prepareScript", () => {
   test("strips a fence even when the fenced script happens to parse", () => {
-    expect(prepareScript("```js\nconsole.log(1)\n```")).toEqual({ script: "console.log(1)", repaired: true })
+    expect(prepareScript("```js\nconsole.log(1)\n```")).toEqual({ script: "console.log(1)", repaired: true, firstLine: 2 })
+    expect(prepareScript("\n  \n```js\nconsole.log(1)\n```").firstLine).toBe(4)
   })
   test("returns a parsing script untouched", () => {
-    expect(prepareScript("console.log(`a`)")).toEqual({ script: "console.log(`a`)", repaired: false })
+    expect(prepareScript("console.log(`a`)")).toEqual({ script: "console.log(`a`)", repaired: false, firstLine: 1 })
   })
   test("repairs a broken script", () => {
-    expect(prepareScript("await taskComplete(`use `x``)")).toEqual({ script: "await taskComplete(`use \\`x\\``)", repaired: true })
+    expect(prepareScript("await taskComplete(`use `x``)")).toEqual({ script: "await taskComplete(`use \\`x\\``)", repaired: true, firstLine: 1 })
   })
 })
