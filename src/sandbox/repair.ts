@@ -2,7 +2,10 @@
 // a patch of TypeScript with its own `template ${literals}`, a markdown summary with `code`
 // spans, a shell script with ${VARS}. The first stray backtick ends the template early and the
 // script no longer parses. Repair finds the templates handed to applyPatch, taskComplete and
-// writeFile's content, picks their real closing backtick, and escapes what lies between.
+// writeFile's content, picks their real closing backtick, and rewrites what lies between so it
+// means the text the model meant (template-text.ts).
+
+import { templateEnd, templateSource } from "./template-text.ts"
 
 const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown
 
@@ -51,14 +54,21 @@ interface Target {
   candidates: number[]
 }
 
-const AFTER_CALL_ARGUMENT = /\s*\)/y
-const AFTER_PROPERTY = /\s*[,}]/y
-const AFTER_ASSIGNMENT = /[ \t]*(?:;|\r?\n|$)/y
+// What may follow a template's closing backtick: the end of the call, property or statement, or
+// a method called on the text (`…`.trim()).
+const METHOD_CALL = String.raw`\s*\.\s*[A-Za-z_$][\w$]*\s*\(`
+const AFTER_CALL_ARGUMENT = new RegExp(String.raw`\s*(?:,\s*)?\)|${METHOD_CALL}`, "y")
+const AFTER_PROPERTY = new RegExp(String.raw`\s*[,}]|${METHOD_CALL}`, "y")
+const AFTER_ASSIGNMENT = new RegExp(String.raw`[ \t]*(?:;|\r?\n|$)|${METHOD_CALL}`, "y")
 
 /** `{ path: "x", ` or `{ path: \`${dir}/x\`, ` before the content property. */
 const OBJECT_PREFIX = "\\{(?:[^`{}]|`[^`]*`)*?"
 
-function findTargets(script: string): Target[] {
+/**
+ * The templates to repair, in order. Each ends before the next one starts, unless `overlapping`:
+ * then a template may run over later ones, as the text of a doc showing a script does.
+ */
+function findTargets(script: string, overlapping: boolean): Target[] {
   const found: Omit<Target, "limit" | "candidates">[] = []
   const add = (anchor: number, open: number, closer: RegExp) => {
     if (!found.some((target) => target.open === open)) found.push({ anchor, open, closer })
@@ -79,7 +89,8 @@ function findTargets(script: string): Target[] {
   }
   found.sort((a, b) => a.open - b.open)
   return found.map((target, i) => {
-    const limit = Math.min(limits.get(target.open) ?? script.length, found[i + 1]?.anchor ?? script.length)
+    const next = overlapping ? script.length : (found[i + 1]?.anchor ?? script.length)
+    const limit = Math.min(limits.get(target.open) ?? script.length, next)
     return { ...target, limit, candidates: closingCandidates(script, target.open, limit, target.closer) }
   })
 }
@@ -97,56 +108,22 @@ function findUse(script: string, name: string, from: number): number {
 }
 
 /**
- * Backticks in (open, limit) that are not escaped and are followed by what closes the template,
- * up to the one that ends a well-formed template: a template that is fine never gets extended
- * over the code that follows it, which may have a problem of its own.
+ * Backticks in (open, limit) that no backslash precedes (after `\\`` too the model meant a literal
+ * backtick) and that are followed by what closes the template, up to the one that ends a
+ * well-formed template: a template that is fine never gets extended over the code that follows
+ * it, which may have a problem of its own.
  */
 function closingCandidates(script: string, open: number, limit: number, closer: RegExp): number[] {
   const candidates: number[] = []
   const end = templateEnd(script, open)
   for (let i = script.indexOf("`", open + 1); i !== -1 && i < limit; i = script.indexOf("`", i + 1)) {
-    if (isEscaped(script, i)) continue
+    if (script[i - 1] === "\\" && i !== end) continue
     closer.lastIndex = i + 1
     if (!closer.test(script)) continue
     candidates.push(i)
     if (i === end && parses(`(${script.slice(open, i + 1)})`)) break
   }
   return candidates
-}
-
-/** Index of the backtick closing the template opened at `open`, read as JavaScript would; -1 if none. */
-function templateEnd(text: string, open: number): number {
-  for (let i = open + 1; i < text.length; i++) {
-    const char = text[i]
-    if (char === "\\") i++
-    else if (char === "`") return i
-    else if (char === "$" && text[i + 1] === "{") {
-      i = interpolationEnd(text, i + 2)
-      if (i === -1) return -1
-    }
-  }
-  return -1
-}
-
-/** Index of the `}` ending an interpolation whose expression starts at `from`; -1 if none. */
-function interpolationEnd(text: string, from: number): number {
-  let depth = 0
-  for (let i = from; i < text.length; i++) {
-    const char = text[i]
-    if (char === "'" || char === '"') {
-      const quote = char
-      for (i++; i < text.length && text[i] !== quote && text[i] !== "\n"; i++) if (text[i] === "\\") i++
-      if (text[i] !== quote) return -1
-    } else if (char === "`") {
-      i = templateEnd(text, i)
-      if (i === -1) return -1
-    } else if (char === "{") depth++
-    else if (char === "}") {
-      if (depth === 0) return i
-      depth--
-    }
-  }
-  return -1
 }
 
 /**
@@ -158,7 +135,7 @@ function tryOrder(script: string, target: Target): number[] {
   const backticksAfter = (from: number) => {
     let count = 0
     for (let i = script.indexOf("`", from + 1); i !== -1 && i < target.limit; i = script.indexOf("`", i + 1)) {
-      if (!isEscaped(script, i)) count++
+      if (script[i - 1] !== "\\") count++
     }
     return count
   }
@@ -168,47 +145,42 @@ function tryOrder(script: string, target: Target): number[] {
   return [...even, ...odd]
 }
 
-function isEscaped(text: string, index: number): boolean {
-  let backslashes = 0
-  while (index - backslashes - 1 >= 0 && text[index - backslashes - 1] === "\\") backslashes++
-  return backslashes % 2 === 1
-}
+/** `name`, `$x`: the identifier an expression starts with. */
+const LEADING_IDENTIFIER = /^\s*([A-Za-z_$][\w$]*)/
+const DECLARATION = /\b(?:const|let|var|function)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s*([{[][^=]*?[}\]])\s*=/g
 
-/** An escape sequence a template literal rejects (`\x` without two hex digits, `\1`, `\u{zz}` …). */
-function isInvalidEscape(text: string, backslash: number): boolean {
-  const next = text[backslash + 1] ?? ""
-  const rest = text.slice(backslash + 2, backslash + 12)
-  if (next === "x") return !/^[0-9a-fA-F]{2}/.test(rest)
-  if (next === "u") {
-    const braced = /^\{([0-9a-fA-F]+)\}/.exec(rest)
-    if (braced) return Number.parseInt(braced[1]!, 16) > 0x10ffff
-    return !/^[0-9a-fA-F]{4}/.test(rest)
+/**
+ * Which `${expressions}` in the target's text stay interpolations: those on a variable the script
+ * declares before the target, outside the texts being repaired (`${files.length}` in a summary
+ * after `const files = …`). Any other `${` is text (TypeScript or shell the model was writing).
+ */
+function interpolationKeeper(script: string, target: Target, targets: Target[]): (expression: string) => boolean {
+  let code = ""
+  let at = 0
+  for (const other of targets) {
+    if (other.open >= target.anchor) break
+    code += script.slice(at, other.open)
+    at = Math.min(target.anchor, (other.candidates.at(-1) ?? other.open) + 1)
   }
-  if (next === "0") return /^[0-9]/.test(rest)
-  return /^[1-9]$/.test(next)
-}
-
-/** Makes raw text literal inside a template: escapes backticks, `${` and invalid escapes. */
-export function escapeTemplateText(text: string): string {
-  let out = ""
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!
-    if (char === "\\") {
-      if (i + 1 >= text.length || isInvalidEscape(text, i)) {
-        out += "\\\\"
-      } else {
-        out += char + text[i + 1]
-        i++
-      }
-    } else if (char === "`") out += "\\`"
-    else if (char === "$" && text[i + 1] === "{") out += "\\$"
-    else out += char
+  code += script.slice(at, target.anchor)
+  const names = new Set<string>()
+  for (const match of code.matchAll(DECLARATION)) {
+    if (match[1]) names.add(match[1])
+    else for (const name of match[2]!.matchAll(/[A-Za-z_$][\w$]*/g)) names.add(name[0])
   }
-  return out
+  return (expression) => {
+    const name = LEADING_IDENTIFIER.exec(expression)?.[1]
+    return name !== undefined && names.has(name) && !/[`\n]/.test(expression) && parses(`(${expression}\n)`)
+  }
 }
 
 /** The script with each target's text, up to its chosen closing backtick, made literal. */
-function applyChoices(script: string, targets: Target[], choices: (number | undefined)[]): string {
+function applyChoices(
+  script: string,
+  targets: Target[],
+  choices: (number | undefined)[],
+  keeps: ((expression: string) => boolean)[],
+): string {
   let out = ""
   let at = 0
   targets.forEach((target, i) => {
@@ -217,51 +189,59 @@ function applyChoices(script: string, targets: Target[], choices: (number | unde
     const template = script.slice(target.open, close + 1)
     // A template that is fine on its own (escaped already, or with real interpolations) stays.
     if (parses(`(${template})`)) return
-    out += script.slice(at, target.open + 1) + escapeTemplateText(script.slice(target.open + 1, close)) + "`"
+    out += script.slice(at, target.open + 1) + templateSource(script.slice(target.open + 1, close), keeps[i]) + "`"
     at = close + 1
   })
   return out + script.slice(at)
 }
 
 /**
- * Repairs a script that does not parse: strips a wrapping code fence, then escapes backticks and
- * `${` inside the templates passed to applyPatch(…), taskComplete(…) and writeFile({content}),
- * directly or through a variable. Other templates are left alone. Returns the repaired script if
+ * Repairs a script that does not parse: strips a wrapping code fence, then makes literal the text
+ * of the templates passed to applyPatch(…), taskComplete(…) and writeFile({content}), directly or
+ * through a variable (see templateSource). Other templates are left alone. Returns the repaired script if
  * it parses, otherwise the script with only the fence stripped; so repairing twice changes nothing.
  */
 export function repairScript(script: string): string {
   const stripped = stripFence(script)
   if (parses(stripped)) return stripped
-  const targets = findTargets(stripped).filter((target) => target.candidates.length > 0)
-  if (targets.length === 0) return stripped
+  return repairTargets(stripped, findTargets(stripped, false)) ?? repairTargets(stripped, findTargets(stripped, true)) ?? stripped
+}
+
+/** The script with the targets' texts made literal, if some choice of their ends parses. */
+function repairTargets(script: string, found: Target[]): string | undefined {
+  const targets = found.filter((target) => target.candidates.length > 0)
+  if (targets.length === 0) return undefined
   // Start from the last candidate of each; then, target by target, take the first closing in
   // tryOrder that makes the whole script parse. A second pass settles earlier targets that
   // could not parse while a later one was still wrong.
   const choices: (number | undefined)[] = targets.map((target) => target.candidates.at(-1))
-  const orders = targets.map((target) => tryOrder(stripped, target))
+  const orders = targets.map((target) => tryOrder(script, target))
+  const keeps = targets.map((target) => interpolationKeeper(script, target, targets))
   for (let pass = 0; pass < 2; pass++) {
     targets.forEach((_, i) => {
       for (const candidate of orders[i]!) {
         const trial = choices.slice()
         trial[i] = candidate
-        if (parses(applyChoices(stripped, targets, trial))) {
+        if (parses(applyChoices(script, targets, trial, keeps))) {
           choices[i] = candidate
           return
         }
       }
     })
-    const repaired = applyChoices(stripped, targets, choices)
+    const repaired = applyChoices(script, targets, choices, keeps)
     if (parses(repaired)) return repaired
   }
-  return stripped
+  return undefined
 }
 
 /**
  * What the sandbox should compile: the script without a wrapping fence (a fenced script can
  * parse as a tagged template and then fail at run time), repaired when it does not parse.
- * `repaired` is false when the script is returned as it came.
+ * `repaired` is false when the script is returned as it came. `firstLine` is the line of the
+ * script as written on which the prepared one starts: errors name the lines the model wrote.
  */
-export function prepareScript(script: string): { script: string; repaired: boolean } {
+export function prepareScript(script: string): { script: string; repaired: boolean; firstLine: number } {
   const repaired = parses(script) && !OPENING_FENCE.test(script) ? script : repairScript(script)
-  return { script: repaired, repaired: repaired !== script }
+  const fence = stripFence(script) === script ? undefined : OPENING_FENCE.exec(script)?.[0]
+  return { script: repaired, repaired: repaired !== script, firstLine: fence === undefined ? 1 : fence.split("\n").length }
 }

@@ -3,12 +3,12 @@
 // is stopped by the main thread terminating this worker.
 import vm from "node:vm"
 import { formatWithOptions } from "node:util"
+import { FILENAME, runtimeErrorReport, syntaxErrorReport, wrap, type Source } from "./error-report.ts"
 import { prepareScript } from "./repair.ts"
 import type { ToMain, ToWorker } from "./messages.ts"
 
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
 
-const FILENAME = "script.js"
 let toolNames: string[] = []
 // Flow control: `sent` counts output characters posted; the main thread adds what it has taken
 // to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
@@ -25,7 +25,7 @@ const pending = new Map<number, { resolve(value: unknown): void; reject(error: E
 let nextCallId = 1
 
 /** The script running now, if any: errors that escape it are reported against it. */
-let current: { runId: number; script: string; settled: boolean } | undefined
+let current: { runId: number; script: string; source: Source; settled: boolean } | undefined
 
 self.onmessage = (event) => {
   const message = event.data
@@ -60,7 +60,7 @@ for (const stream of [process.stdout, process.stderr]) {
 function failCurrent(error: unknown, prefix: string): void {
   if (!current || current.settled) return
   current.settled = true
-  const { summary, report } = describeRuntimeError(error, current.script)
+  const { summary, report } = runtimeErrorReport(error, current.script, current.source)
   post({ type: "failed", runId: current.runId, error: prefix + summary, output: prefix + report, sent, reusable: false })
 }
 
@@ -81,33 +81,28 @@ function postOutput(runId: number, text: string): void {
 
 /** Compiles the script as the body of an async function; the wrapper adds no line. */
 function compile(script: string): vm.Script {
-  return new vm.Script(`(async () => {${script}\n})()`, { filename: FILENAME })
+  return new vm.Script(wrap(script), { filename: FILENAME })
 }
 
 async function run(runId: number, original: string): Promise<void> {
   const timers = new Set<ReturnType<typeof setTimeout>>()
   // Strips a wrapping code fence and repairs templates only when the script needs it.
-  const { script } = prepareScript(original)
+  const { script, firstLine } = prepareScript(original)
+  const source: Source = { original, firstLine }
   let compiled: vm.Script
   try {
     compiled = compile(script)
   } catch (error) {
     // A repair that does not compile either keeps the original script's error.
-    const reported = script === original ? error : (compileError(original) ?? error)
-    const { message, line } = describeSyntaxError(reported)
-    const where = line ? ` (line ${line})` : ""
-    const source = line ? sourceLine(original, line) : ""
-    post({
-      type: "failed",
-      runId,
-      sent,
-      reusable: true,
-      error: `SyntaxError: ${message}${where}`,
-      output: `SyntaxError: ${message}${where}${source ? `\n  ${line} | ${source}` : ""}\n`,
-    })
+    const originalError = script === original ? undefined : compileError(original)
+    const { summary, report } =
+      originalError === undefined
+        ? syntaxErrorReport(error, script, source)
+        : syntaxErrorReport(originalError, original, { original, firstLine: 1 })
+    post({ type: "failed", runId, sent, reusable: true, error: summary, output: report })
     return
   }
-  const state = { runId, script, settled: false }
+  const state = { runId, script, source, settled: false }
   current = state
   const { context, realm } = createContext(runId, timers)
   try {
@@ -115,7 +110,7 @@ async function run(runId: number, original: string): Promise<void> {
     if (!state.settled) post({ type: "done", runId, sent })
   } catch (error) {
     if (!state.settled) {
-      const { summary, report } = describeRuntimeError(error, script)
+      const { summary, report } = runtimeErrorReport(error, script, source)
       post({ type: "failed", runId, error: summary, output: report, sent, reusable: true })
     }
   } finally {
@@ -208,32 +203,4 @@ function compileError(script: string): unknown {
   } catch (error) {
     return error
   }
-}
-
-function describeSyntaxError(error: unknown): { message: string; line?: number } {
-  const e = error as Error
-  const match = String(e?.stack ?? "").match(new RegExp(`${FILENAME}:(\\d+)`))
-  return { message: e?.message ?? String(error), line: match ? Number(match[1]) : undefined }
-}
-
-function sourceLine(script: string, line: number): string {
-  return (script.split("\n")[line - 1] ?? "").trim()
-}
-
-/** The first stack frame inside the script gives the line the model can act on. */
-function describeRuntimeError(error: unknown, script: string): { summary: string; report: string } {
-  // Errors come from the script's realm: `instanceof Error` would be false for them.
-  if (typeof error !== "object" || error === null || !("message" in error)) {
-    const text = `Uncaught ${formatWithOptions({ colors: false }, error)}`
-    return { summary: text.split("\n")[0]!, report: text + "\n" }
-  }
-  const e = error as Error
-  const name = e.name || "Error"
-  const match = String(e.stack ?? "").match(new RegExp(`${FILENAME}:(\\d+)`))
-  const line = match ? Number(match[1]) : undefined
-  const head = `${name}: ${e.message}`
-  const where = line ? ` (line ${line})` : ""
-  const source = line ? sourceLine(script, line) : ""
-  const report = `${head}${where}${source ? `\n  ${line} | ${source}` : ""}\n`
-  return { summary: `${head.split("\n")[0]}${where}`, report }
 }

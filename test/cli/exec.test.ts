@@ -30,6 +30,16 @@ describe("clanka exec", () => {
     expect(result.stderr).toBe("clanka: the script failed: TypeError: bad (line 2)\n")
   })
 
+  test("a one-line script that does not parse is reported at its own line and column", async () => {
+    expect(await clanka(["exec", "-C", dir, "-e", "const x = ;"])).toEqual({
+      code: 1,
+      stdout: "SyntaxError: Unexpected token ';' (line 1, column 11)\n  1 | const x = ;\n                ^\n",
+      stderr: "clanka: the script failed: SyntaxError: Unexpected token ';' (line 1, column 11)\n",
+    })
+    const early = await clanka(["exec", "-C", dir, "-e", "for (const f of await ls('.')) {\n  console.log(f)"])
+    expect(early.stdout).toBe("SyntaxError: Unexpected end of script (line 2, column 17)\n  2 | console.log(f)\n                    ^\n")
+  })
+
   test("a runaway script is stopped at --timeout", async () => {
     const result = await clanka(["exec", "-C", dir, "--timeout", "0.5", "-e", "while (true) {}"])
     expect(result.code).toBe(1)

@@ -88,10 +88,10 @@ describe("LocalExecutor", () => {
     expect(error!.message).toBe("Error: boom (line 3)")
   })
 
-  test("a script that does not parse shows the parser's message and line", async () => {
+  test("a script that does not parse shows the parser's message, line and column, with a caret under it", async () => {
     const { output, error } = await run(`const a = 1\nconst b = ;`)
-    expect(output).toBe(`SyntaxError: Unexpected token ';' (line 2)\n  2 | const b = ;\n`)
-    expect(error!.message).toBe("SyntaxError: Unexpected token ';' (line 2)")
+    expect(output).toBe(`SyntaxError: Unexpected token ';' (line 2, column 11)\n  2 | const b = ;\n                ^\n`)
+    expect(error!.message).toBe("SyntaxError: Unexpected token ';' (line 2, column 11)")
   })
 
   test("a rejected tool call shows the tool name, its message and the line of the call", async () => {
@@ -198,6 +198,75 @@ console.log(n)`
   })
 })
 
+describe("errors name the line and column of the script as written", () => {
+  /** The report of a script that fails, without the output before it. */
+  async function failure(script: string): Promise<string> {
+    const { output, error } = await run(script)
+    expect(error).toBeInstanceOf(ScriptError)
+    expect(output.endsWith("\n")).toBe(true)
+    expect(output).toContain(error!.message)
+    return output
+  }
+
+  test("a syntax error in a one-line script is on line 1, at its own column", async () => {
+    expect(await failure("const x = ;")).toBe("SyntaxError: Unexpected token ';' (line 1, column 11)\n  1 | const x = ;\n                ^\n")
+    expect(await failure("foo(1))")).toBe("SyntaxError: Unexpected token ')' (line 1, column 7)\n  1 | foo(1))\n            ^\n")
+  })
+
+  test("the column is that of the unexpected token, not of the one after it", async () => {
+    expect(await failure("const a = 1\nf(a) + 1)\nconsole.log(a)")).toBe(
+      "SyntaxError: Unexpected token ')' (line 2, column 9)\n  2 | f(a) + 1)\n              ^\n",
+    )
+  })
+
+  test("a script that ends while a block or expression is open points just past its last character", async () => {
+    expect(await failure("const a = 1\nif (a) {\n  console.log(a)\n")).toBe(
+      "SyntaxError: Unexpected end of script (line 3, column 17)\n  3 | console.log(a)\n                    ^\n",
+    )
+    expect(await failure("x = 1 +")).toBe("SyntaxError: Unexpected end of script (line 1, column 8)\n  1 | x = 1 +\n             ^\n")
+  })
+
+  test("an unterminated template or string points at where it opens", async () => {
+    expect(await failure("const a = 1\nconst y = `abc\nconsole.log(y)")).toBe(
+      "SyntaxError: Unterminated template literal (line 2, column 11)\n  2 | const y = `abc\n                ^\n",
+    )
+    expect(await failure("console.log('abc)")).toBe(
+      "SyntaxError: Unterminated string literal (line 1, column 13)\n  1 | console.log('abc)\n                  ^\n",
+    )
+  })
+
+  test("the caret lines up under indented lines and tabs", async () => {
+    expect(await failure("if (true) {\n\t\tlet a = 1;\tb c\n}")).toBe(
+      "SyntaxError: Unexpected identifier 'c' (line 2, column 16)\n" +
+        "  2 | let a = 1;\tb c\n" +
+        "                \t  ^\n",
+    )
+  })
+
+  test("a long line is shown around the column", async () => {
+    const output = await failure(`const s = "${"x".repeat(300)}"; const y = ;`)
+    const [head, source, caret] = output.split("\n")
+    expect(head).toBe("SyntaxError: Unexpected token ';' (line 1, column 325)")
+    expect(source).toStartWith("  1 | …xxx")
+    expect(source).toEndWith('"; const y = ;')
+    expect(source!.length).toBeLessThan(130)
+    expect(caret!.length).toBe(source!.length)
+    expect(caret!.trim()).toBe("^")
+  })
+
+  test("a runtime error in a fenced script names the line as the model wrote it", async () => {
+    expect(await failure("```js\nconsole.log(1)\nnull.x\n```")).toBe(
+      "1\nTypeError: null is not an object (evaluating 'null.x') (line 3)\n  3 | null.x\n",
+    )
+  })
+
+  test("a runtime error on the line of a repaired template shows the line as the model wrote it", async () => {
+    expect(await failure("await taskComplete(`use `x``); null.y")).toBe(
+      "TypeError: null is not an object (evaluating 'null.y') (line 1)\n  1 | await taskComplete(`use `x``); null.y\n",
+    )
+  })
+})
+
 describe("script repair in the sandbox", () => {
   test("a script wrapped in a markdown fence runs without the fence", async () => {
     const { output, error } = await run("```js\nconsole.log('fenced')\n```")
@@ -216,15 +285,17 @@ describe("script repair in the sandbox", () => {
   test("a script the repair cannot fix reports the original parse error", async () => {
     const plain = await run("console.log(`a `b` c`)\nconst = 1")
     expect(plain.error).toBeInstanceOf(ScriptError)
-    expect(plain.error!.message).toBe("SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1)")
+    expect(plain.error!.message).toBe("SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1, column 17)")
     expect(plain.output).toBe(
-      "SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1)\n  1 | console.log(`a `b` c`)\n",
+      "SyntaxError: Unexpected identifier 'b'. Expected ')' to end an argument list. (line 1, column 17)\n" +
+        "  1 | console.log(`a `b` c`)\n" +
+        "                      ^\n",
     )
     // Fenced: the repair strips the fence and still cannot parse. The error reported is the one
     // of the script as written, so its line number and source line match what the model wrote.
     const fenced = await run("```js\nconsole.log(`a `b` c`)\nconst = 1\n```")
-    expect(fenced.error!.message).toBe("SyntaxError: Unexpected identifier 'a' (line 2)")
-    expect(fenced.output).toBe("SyntaxError: Unexpected identifier 'a' (line 2)\n  2 | console.log(`a `b` c`)\n")
+    expect(fenced.error!.message).toBe("SyntaxError: Unexpected identifier 'a' (line 2, column 14)")
+    expect(fenced.output).toBe("SyntaxError: Unexpected identifier 'a' (line 2, column 14)\n  2 | console.log(`a `b` c`)\n                   ^\n")
   })
 })
 

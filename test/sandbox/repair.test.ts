@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { escapeTemplateText, parseError, parses, prepareScript, repairScript, stripFence } from "../../src/sandbox/repair.ts"
+import { parseError, parses, prepareScript, repairScript, stripFence } from "../../src/sandbox/repair.ts"
 
 const corpus = join(import.meta.dir, "repair-corpus")
 const files = readdirSync(corpus).sort()
@@ -97,22 +97,15 @@ describe("repairScript", () => {
   })
 })
 
-describe("escapeTemplateText", () => {
-  test("escapes backticks, ${ and invalid escapes, keeps valid escapes", () => {
-    expect(escapeTemplateText("a`b ${c} $d \\` \\${e} \\n \\1 \\x4 \\x41 \\u{110000} \\u00e9 \\0 \\01")).toBe(
-      "a\\`b \\${c} $d \\` \\${e} \\n \\\\1 \\\\x4 \\x41 \\\\u{110000} \\u00e9 \\0 \\\\01",
-    )
-  })
-})
-
 describe("prepareScript", () => {
   test("strips a fence even when the fenced script happens to parse", () => {
-    expect(prepareScript("```js\nconsole.log(1)\n```")).toEqual({ script: "console.log(1)", repaired: true })
+    expect(prepareScript("```js\nconsole.log(1)\n```")).toEqual({ script: "console.log(1)", repaired: true, firstLine: 2 })
+    expect(prepareScript("\n  \n```js\nconsole.log(1)\n```").firstLine).toBe(4)
   })
   test("returns a parsing script untouched", () => {
-    expect(prepareScript("console.log(`a`)")).toEqual({ script: "console.log(`a`)", repaired: false })
+    expect(prepareScript("console.log(`a`)")).toEqual({ script: "console.log(`a`)", repaired: false, firstLine: 1 })
   })
   test("repairs a broken script", () => {
-    expect(prepareScript("await taskComplete(`use `x``)")).toEqual({ script: "await taskComplete(`use \\`x\\``)", repaired: true })
+    expect(prepareScript("await taskComplete(`use `x``)")).toEqual({ script: "await taskComplete(`use \\`x\\``)", repaired: true, firstLine: 1 })
   })
 })

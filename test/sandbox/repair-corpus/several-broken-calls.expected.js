@@ -6,6 +6,6 @@ await applyPatch(`*** Begin Patch
 +const msg = \`a: \${value}\`
 *** End Patch`)
 console.log(`patched ${files[0]}`)
-await writeFile({ path: "CHANGELOG.md", content: `- use \`template literals\` in \${files.length} files
+await writeFile({ path: "CHANGELOG.md", content: `- use \`template literals\` in ${files.length} files
 ` })
 await taskComplete(`Updated \`src/a.ts\` and \`CHANGELOG.md\`.`)

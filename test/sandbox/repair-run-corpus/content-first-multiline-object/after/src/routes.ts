@@ -1,0 +1,4 @@
+export const routes = {
+  user: (id: string) => `/users/${id}`,
+  repo: (owner: string, name: string) => `/repos/${owner}/${name}`,
+}

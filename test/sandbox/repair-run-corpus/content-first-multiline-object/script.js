@@ -1,0 +1,8 @@
+await writeFile({
+  content: `export const routes = {
+  user: (id: string) => `/users/${id}`,
+  repo: (owner: string, name: string) => `/repos/${owner}/${name}`,
+}
+`,
+  path: "src/routes.ts",
+})

@@ -1,0 +1,3 @@
+export const messages = {
+  hello: (name: string) => `Hello, ${name}`,
+  bye: (name: string) => `Bye, ${name}`}

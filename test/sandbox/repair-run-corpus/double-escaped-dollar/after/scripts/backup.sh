@@ -1,0 +1,3 @@
+#!/bin/sh
+# Copies the data directory to `${BACKUP_DIR}`.
+cp -r data "${BACKUP_DIR:-/tmp/backup}/"

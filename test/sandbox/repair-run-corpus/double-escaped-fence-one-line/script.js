@@ -1,0 +1,1 @@
+await writeFile({ path: "docs/run.md", content: `## Run\n\n\\`\\`\\`sh\nnpm start\n\\`\\`\\`\n` })

@@ -1,0 +1,3 @@
+export function describe(user: { name: string; age: number }): string {
+  return `${user.name} (${user.age})`
+}

@@ -1,0 +1,1 @@
+export const shout = (word: string) => console.log("say \"" + word + "\"")

@@ -1,0 +1,1 @@
+export const id = (prefix: string, n: number) => prefix + "-" + n

@@ -1,0 +1,9 @@
+await applyPatch(`*** Begin Patch
+*** Update File: src/text.ts
+@@
+ export const lines = (text: string) => text.split("\n")
+-export const words = (text: string) => text.split(/\s+/)
++export const words = (text: string) => text.trim().split(/\s+/).filter(Boolean)
+ export const quote = (text: string) => `"${text.replace(/"/g, '\\"')}"`
++export const indent = (text: string) => lines(text).map((line) => `\t${line}`).join("\n")
+*** End Patch`)

@@ -1,0 +1,8 @@
+await applyPatch(`*** Begin Patch
+*** Add File: src/markdown.ts
++const CODE_SPAN = /`([^`]+)`/g
++
++export function stripCode(text: string): string {
++  return text.replace(CODE_SPAN, (_, code: string) => code)
++}
+*** End Patch`)

@@ -1,0 +1,1 @@
+await taskComplete(`Run \\`npm test\\` before pushing; \\`npm run build\\` now succeeds.`)

@@ -1,0 +1,1 @@
+await taskComplete(`Fixed the crash on empty input (see `parse`)`)

@@ -1,0 +1,3 @@
+const fixed = ["lexer", "parser"]
+const summary = `Fixed ${fixed.length} modules (${fixed.join(" and ")}); `npm test` passes.`
+await taskComplete(summary)

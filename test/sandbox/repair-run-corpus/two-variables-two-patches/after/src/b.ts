@@ -1,0 +1,1 @@
+export const b = (y: string) => `b=${y.trim()}`

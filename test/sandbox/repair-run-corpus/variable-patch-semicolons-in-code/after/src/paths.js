@@ -1,0 +1,2 @@
+export const root = `/srv/app`;
+export const logs = `${root}/logs`;
