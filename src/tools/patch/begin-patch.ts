@@ -33,6 +33,7 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
     const kind = header[1]!
     const path = cleanPath(header[2]!)
     if (!path) throw new ToolError(`patch line ${i + 1}: "${line.trim()}" names no file`)
+    const headerLine = i
     i++
 
     if (kind === "Delete") {
@@ -89,7 +90,14 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       i++
     }
     flush()
-    changes.push({ type: "update", path, moveTo, hunks: hunks.filter((h) => h.lines.length > 0) })
+    const changed = hunks.filter((h) => h.lines.length > 0)
+    // Reporting `M path` for a file left as it was would hide a patch that lost its hunks.
+    if (changed.length === 0 && moveTo === undefined) {
+      throw new ToolError(
+        `patch line ${headerLine + 1}: "${line.trim()}" has no changes (expected @@ and lines starting with " ", "-" or "+")`,
+      )
+    }
+    changes.push({ type: "update", path, moveTo, hunks: changed })
   }
   return changes
 }

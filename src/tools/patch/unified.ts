@@ -151,6 +151,9 @@ function toChange(section: Section): FileChange {
     return { type: "add", path: name, content: text, mode: section.mode }
   }
   if (isDeleted) return { type: "delete", path: name }
+  if (section.hunks.every((hunk) => hunk.lines.length === 0) && section.mode === undefined && !fromRename) {
+    throw new ToolError(`${name}: the diff has no hunks (expected "@@ -a,b +c,d @@" and lines starting with " ", "-" or "+")`)
+  }
   const update: FileChange = { type: "update", path: name, hunks: section.hunks, mode: section.mode }
   if (newPath && newPath !== name) {
     // git names a rename explicitly; a plain diff of `x.orig` against `x` patches whichever exists.
