@@ -18,6 +18,15 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
     const line = lines[index]!
     return FILE_HEADER.test(line) || line.trim() === "*** End Patch" || line === "```"
   }
+  const last = lines.findLastIndex((line) => line.trim() !== "")
+  // In the changes to a file a line starting with a space is context even when it reads like a file
+  // header or `*** End Patch` (a file that documents patches); only a padded `*** End Patch` that
+  // closes the whole patch ends them.
+  const atUpdateEnd = (index: number) => {
+    const line = lines[index]!
+    if (line.startsWith(" ")) return index === last && line.trim() === "*** End Patch"
+    return atSectionEnd(index)
+  }
 
   while (i < lines.length) {
     const line = lines[i]!
@@ -65,7 +74,7 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       if (hunk.lines.length > 0 || hunk.anchors.length > 0) hunks.push(hunk)
       hunk = emptyHunk()
     }
-    while (i < lines.length && !atSectionEnd(i)) {
+    while (i < lines.length && !atUpdateEnd(i)) {
       const body = lines[i]!
       const trimmed = body.trim()
       if (body.startsWith("@@")) {
