@@ -74,9 +74,16 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       if (hunk.lines.length > 0 || hunk.anchors.length > 0) hunks.push(hunk)
       hunk = emptyHunk()
     }
+    // After `*** End of File` a hunk is over: blank lines there separate it from what follows.
+    let afterEndOfFile = false
     while (i < lines.length && !atUpdateEnd(i)) {
       const body = lines[i]!
       const trimmed = body.trim()
+      if (afterEndOfFile && trimmed === "") {
+        i++
+        continue
+      }
+      afterEndOfFile = false
       if (body.startsWith("@@")) {
         if (hunk.lines.length > 0) flush()
         const range = HUNK_RANGE.exec(body)
@@ -91,6 +98,7 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       } else if (trimmed === "*** End of File") {
         hunk.endOfFile = true
         flush()
+        afterEndOfFile = true
       } else if (/^\s*\*\*\* /.test(body) && !body.startsWith(" ") && !body.startsWith("-") && !body.startsWith("+")) {
         throw new ToolError(`patch line ${i + 1}: unexpected "${trimmed}" in the changes to ${path}`)
       } else {
