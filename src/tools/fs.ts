@@ -42,6 +42,21 @@ export function sliceLines(text: string, startLine = 1, endLine = Number.POSITIV
   return text.slice(start, end)
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * The file's text, byte for byte. Decoding anything else would put U+FFFD where bytes were, and
+ * writing that back would corrupt the file, so it is refused. A BOM is kept as U+FEFF.
+ */
+function decodeText(bytes: Uint8Array, path: string): string {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    const kind = bytes.includes(0) ? "binary file" : "invalid UTF-8"
+    throw new ToolError(`readFile: ${path} is not UTF-8 text (${kind}, ${bytes.length} bytes); use bash to inspect it`)
+  }
+}
+
 /** Writes through a temporary file in the same directory so readers never see half a file. */
 async function writeAtomic(target: string, content: string): Promise<void> {
   const existing = await statOrNull(target)
@@ -73,7 +88,7 @@ export const fsTools: Tool[] = [
       const info = await statOrNull(target)
       if (!info) return null
       if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
-      const text = await readFile(target, "utf8")
+      const text = decodeText(await readFile(target), path)
       return startLine === undefined && endLine === undefined ? text : sliceLines(text, startLine, endLine)
     },
   }),

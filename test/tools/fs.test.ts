@@ -58,6 +58,22 @@ describe("readFile", () => {
     mkdirSync(join(dir, "src"))
     await expect(call("readFile", { path: "src" })).rejects.toThrow('readFile: src is a directory; use ls("src")')
   })
+  test("refuses a binary file rather than decode it into replacement characters", async () => {
+    writeFileSync(join(dir, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]))
+    await expect(call("readFile", { path: "logo.png" })).rejects.toThrow(
+      "readFile: logo.png is not UTF-8 text (binary file, 12 bytes); use bash to inspect it",
+    )
+  })
+  test("refuses text in another encoding, which writing back would corrupt", async () => {
+    writeFileSync(join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"))
+    await expect(call("readFile", { path: "latin1.txt", startLine: 1, endLine: 1 })).rejects.toThrow(
+      "readFile: latin1.txt is not UTF-8 text (invalid UTF-8, 5 bytes); use bash to inspect it",
+    )
+  })
+  test("reads UTF-8 with a byte order mark as it is, the mark included", async () => {
+    writeFileSync(join(dir, "bom.txt"), "\uFEFFhéllo ✅\n")
+    expect(await call("readFile", { path: "bom.txt" })).toBe("\uFEFFhéllo ✅\n")
+  })
 })
 
 describe("writeFile", () => {
