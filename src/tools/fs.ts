@@ -98,6 +98,8 @@ export const fsTools: Tool[] = [
     params: v.object({ path: v.string(), content: v.string() }),
     result: v.void(),
     run: async ({ path, content }, ctx) => {
+      // resolve() drops the slash, so "d/" would otherwise become a file named d.
+      if (path.endsWith("/")) throw new ToolError(`writeFile: ${path} ends with "/", which names a directory; give the path of a file`)
       const target = resolvePath(ctx, path)
       if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
       await mkdirFor(target, path, "writeFile")

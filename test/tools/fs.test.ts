@@ -112,6 +112,12 @@ describe("writeFile", () => {
     mkdirSync(join(dir, "d"))
     await expect(call("writeFile", { path: "d", content: "x" })).rejects.toThrow("writeFile: d is a directory")
   })
+  test("refuses a path ending in a slash and creates nothing", async () => {
+    await expect(call("writeFile", { path: "d/", content: "x" })).rejects.toThrow(
+      'writeFile: d/ ends with "/", which names a directory; give the path of a file',
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
   test("says when a file is in the way of the parent directory", async () => {
     writeFileSync(join(dir, "f"), "")
     await expect(call("writeFile", { path: "f/x.txt", content: "x" })).rejects.toThrow(
