@@ -148,6 +148,19 @@ describe("removeFile and renameFile", () => {
   })
 })
 
+describe("an empty path", () => {
+  test("is refused by every file tool, saying so", async () => {
+    writeFileSync(join(dir, "a.txt"), "x")
+    await expect(call("readFile", { path: "" })).rejects.toThrow(/^readFile: path is empty$/)
+    await expect(call("writeFile", { path: "", content: "x" })).rejects.toThrow(/^writeFile: path is empty$/)
+    await expect(call("removeFile", "")).rejects.toThrow(/^removeFile: path is empty$/)
+    await expect(call("renameFile", { from: "", to: "b.txt" })).rejects.toThrow(/^renameFile: from is empty$/)
+    await expect(call("renameFile", { from: "a.txt", to: "" })).rejects.toThrow(/^renameFile: to is empty$/)
+    await expect(call("ls", "")).rejects.toThrow(/^ls: path is empty; use "\." for the working directory$/)
+    expect(readdirSync(dir)).toEqual(["a.txt"])
+  })
+})
+
 describe("ls", () => {
   test("lists sorted names with directories suffixed by /", async () => {
     writeFileSync(join(dir, "b.txt"), "")
