@@ -6,8 +6,12 @@ import * as v from "valibot"
 import { ToolError } from "../errors.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 
-/** Tool paths are relative to the executor's directory; absolute paths pass through. */
-export function resolvePath(ctx: ToolContext, path: string): string {
+/**
+ * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
+ * path would resolve to the directory itself and fail with a puzzling message, so it is refused.
+ */
+export function resolvePath(ctx: ToolContext, path: string, tool: string, empty = "path is empty"): string {
+  if (path === "") throw new ToolError(`${tool}: ${empty}`)
   return resolve(ctx.directory, path)
 }
 
@@ -42,6 +46,21 @@ export function sliceLines(text: string, startLine = 1, endLine = Number.POSITIV
   return text.slice(start, end)
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/**
+ * The file's text, byte for byte. Decoding anything else would put U+FFFD where bytes were, and
+ * writing that back would corrupt the file, so it is refused. A BOM is kept as U+FEFF.
+ */
+function decodeText(bytes: Uint8Array, path: string): string {
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    const kind = bytes.includes(0) ? "binary file" : "invalid UTF-8"
+    throw new ToolError(`readFile: ${path} is not UTF-8 text (${kind}, ${bytes.length} bytes); use bash to inspect it`)
+  }
+}
+
 /** Writes through a temporary file in the same directory so readers never see half a file. */
 async function writeAtomic(target: string, content: string): Promise<void> {
   const existing = await statOrNull(target)
@@ -69,11 +88,11 @@ export const fsTools: Tool[] = [
       if (startLine !== undefined && endLine !== undefined && endLine < startLine) {
         throw new ToolError(`readFile: endLine ${endLine} is before startLine ${startLine}`)
       }
-      const target = resolvePath(ctx, path)
+      const target = resolvePath(ctx, path, "readFile")
       const info = await statOrNull(target)
       if (!info) return null
       if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
-      const text = await readFile(target, "utf8")
+      const text = decodeText(await readFile(target), path)
       return startLine === undefined && endLine === undefined ? text : sliceLines(text, startLine, endLine)
     },
   }),
@@ -83,7 +102,9 @@ export const fsTools: Tool[] = [
     params: v.object({ path: v.string(), content: v.string() }),
     result: v.void(),
     run: async ({ path, content }, ctx) => {
-      const target = resolvePath(ctx, path)
+      const target = resolvePath(ctx, path, "writeFile")
+      // resolve() drops the slash, so "d/" would otherwise become a file named d.
+      if (path.endsWith("/")) throw new ToolError(`writeFile: ${path} ends with "/", which names a directory; give the path of a file`)
       if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
       await mkdirFor(target, path, "writeFile")
       // Through a symlink to its target: renaming over the link would replace it with a file.
@@ -97,7 +118,7 @@ export const fsTools: Tool[] = [
     paramName: "path",
     result: v.void(),
     run: async (path, ctx) => {
-      const target = resolvePath(ctx, path)
+      const target = resolvePath(ctx, path, "removeFile")
       const info = await statOrNull(target)
       if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
       if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
@@ -110,8 +131,8 @@ export const fsTools: Tool[] = [
     params: v.object({ from: v.string(), to: v.string() }),
     result: v.void(),
     run: async ({ from, to }, ctx) => {
-      const source = resolvePath(ctx, from)
-      const target = resolvePath(ctx, to)
+      const source = resolvePath(ctx, from, "renameFile", "from is empty")
+      const target = resolvePath(ctx, to, "renameFile", "to is empty")
       if (!(await statOrNull(source))) throw new ToolError(`renameFile: ${from} does not exist`)
       await mkdirFor(target, to, "renameFile")
       await rename(source, target)
@@ -124,7 +145,7 @@ export const fsTools: Tool[] = [
     paramName: "directory",
     result: v.array(v.string()),
     run: async (directory, ctx) => {
-      const target = resolvePath(ctx, directory)
+      const target = resolvePath(ctx, directory, "ls", 'path is empty; use "." for the working directory')
       const info = await statOrNull(target)
       if (!info) throw new ToolError(`ls: ${directory} does not exist`)
       if (!info.isDirectory()) throw new ToolError(`ls: ${directory} is a file, not a directory`)

@@ -20,19 +20,20 @@ function withOutput(text: string): string {
 /**
  * Runs `bash -c command` in ctx.directory with stdin from /dev/null and resolves with stdout and
  * stderr interleaved as written. bash leads its own process group, so a timeout or an abort of
- * ctx.signal kills everything the command started.
+ * ctx.signal kills everything the command started. `args` become the command's `"$@"`.
  */
 export function runBash(
   command: string,
   ctx: ToolContext,
-  options: { timeoutMs?: number; tool?: string; env?: Record<string, string> } = {},
+  options: { timeoutMs?: number; tool?: string; env?: Record<string, string>; args?: string[] } = {},
 ): Promise<string> {
   const { timeoutMs = DEFAULT_TIMEOUT_MS, tool = "bash" } = options
   if (ctx.signal.aborted) return Promise.reject(new CancelledError())
   return new Promise((resolve, reject) => {
     // One pipe for both streams keeps their order; the prefix is on line 1 so bash's
     // "line N" error messages still match the command. Parse errors of line 1 arrive on stderr.
-    const child = ctx.processes.spawn("bash", ["-c", `exec 2>&1; ${command}`], {
+    const positional = options.args ? [tool, ...options.args] : []
+    const child = ctx.processes.spawn("bash", ["-c", `exec 2>&1; ${command}`, ...positional], {
       cwd: ctx.directory,
       ...(options.env ? { env: options.env } : {}),
     })
@@ -104,15 +105,19 @@ export const shellTools: Tool[] = [
   }),
   defineTool({
     name: "gh",
-    description: "Run the GitHub CLI with these arguments, e.g. gh(\"pr view 12\"); returns its output.",
-    params: v.string(),
+    description:
+      "Run the GitHub CLI, e.g. gh([\"pr\", \"view\", \"12\"]) (arguments as they are) or gh(\"pr view 12\") (split like a shell); returns its output.",
+    params: v.union([v.string(), v.array(v.string())]),
     paramName: "args",
     result: v.string(),
     run: async (args, ctx) => {
       if (!Bun.which("gh", { PATH: process.env.PATH ?? "" })) {
         throw new ToolError("gh: the GitHub CLI (gh) is not installed on this machine; use bash with git or curl instead")
       }
-      return runBash(`gh ${args}`, ctx, { tool: "gh", env: { GH_PROMPT_DISABLED: "1", GH_NO_UPDATE_NOTIFIER: "1" } })
+      const options = { tool: "gh", env: { GH_PROMPT_DISABLED: "1", GH_NO_UPDATE_NOTIFIER: "1" } }
+      if (typeof args === "string") return runBash(`gh ${args}`, ctx, options)
+      // bash only merges the two streams and execs gh: the arguments are never parsed by it.
+      return runBash('exec gh "$@"', ctx, { ...options, args })
     },
   }),
 ]

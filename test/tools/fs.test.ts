@@ -58,6 +58,22 @@ describe("readFile", () => {
     mkdirSync(join(dir, "src"))
     await expect(call("readFile", { path: "src" })).rejects.toThrow('readFile: src is a directory; use ls("src")')
   })
+  test("refuses a binary file rather than decode it into replacement characters", async () => {
+    writeFileSync(join(dir, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]))
+    await expect(call("readFile", { path: "logo.png" })).rejects.toThrow(
+      "readFile: logo.png is not UTF-8 text (binary file, 12 bytes); use bash to inspect it",
+    )
+  })
+  test("refuses text in another encoding, which writing back would corrupt", async () => {
+    writeFileSync(join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"))
+    await expect(call("readFile", { path: "latin1.txt", startLine: 1, endLine: 1 })).rejects.toThrow(
+      "readFile: latin1.txt is not UTF-8 text (invalid UTF-8, 5 bytes); use bash to inspect it",
+    )
+  })
+  test("reads UTF-8 with a byte order mark as it is, the mark included", async () => {
+    writeFileSync(join(dir, "bom.txt"), "\uFEFFhéllo ✅\n")
+    expect(await call("readFile", { path: "bom.txt" })).toBe("\uFEFFhéllo ✅\n")
+  })
 })
 
 describe("writeFile", () => {
@@ -96,6 +112,12 @@ describe("writeFile", () => {
     mkdirSync(join(dir, "d"))
     await expect(call("writeFile", { path: "d", content: "x" })).rejects.toThrow("writeFile: d is a directory")
   })
+  test("refuses a path ending in a slash and creates nothing", async () => {
+    await expect(call("writeFile", { path: "d/", content: "x" })).rejects.toThrow(
+      'writeFile: d/ ends with "/", which names a directory; give the path of a file',
+    )
+    expect(readdirSync(dir)).toEqual([])
+  })
   test("says when a file is in the way of the parent directory", async () => {
     writeFileSync(join(dir, "f"), "")
     await expect(call("writeFile", { path: "f/x.txt", content: "x" })).rejects.toThrow(
@@ -123,6 +145,19 @@ describe("removeFile and renameFile", () => {
   })
   test("renameFile reports a missing source", async () => {
     await expect(call("renameFile", { from: "nope", to: "b" })).rejects.toThrow("renameFile: nope does not exist")
+  })
+})
+
+describe("an empty path", () => {
+  test("is refused by every file tool, saying so", async () => {
+    writeFileSync(join(dir, "a.txt"), "x")
+    await expect(call("readFile", { path: "" })).rejects.toThrow(/^readFile: path is empty$/)
+    await expect(call("writeFile", { path: "", content: "x" })).rejects.toThrow(/^writeFile: path is empty$/)
+    await expect(call("removeFile", "")).rejects.toThrow(/^removeFile: path is empty$/)
+    await expect(call("renameFile", { from: "", to: "b.txt" })).rejects.toThrow(/^renameFile: from is empty$/)
+    await expect(call("renameFile", { from: "a.txt", to: "" })).rejects.toThrow(/^renameFile: to is empty$/)
+    await expect(call("ls", "")).rejects.toThrow(/^ls: path is empty; use "\." for the working directory$/)
+    expect(readdirSync(dir)).toEqual(["a.txt"])
   })
 })
 

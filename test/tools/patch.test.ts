@@ -70,6 +70,15 @@ test("updating keeps the executable bit; a git new file mode 100755 creates an e
   expect(statSync(join(dir, "tool.sh")).mode & 0o777).toBe(0o755)
 })
 
+test("*** Add File onto an existing executable replaces its content and keeps its mode", async () => {
+  writeFileSync(join(dir, "run.sh"), "#!/bin/sh\necho old\n")
+  chmodSync(join(dir, "run.sh"), 0o755)
+  const patch = "*** Begin Patch\n*** Add File: run.sh\n+#!/bin/sh\n+echo new\n*** End Patch"
+  expect(await callTool("applyPatch", patch, context())).toBe("M run.sh")
+  expect(read("run.sh")).toBe("#!/bin/sh\necho new\n")
+  expect(statSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755)
+})
+
 test("a symlink is followed: the target changes and the link stays a link", async () => {
   writeFileSync(join(dir, "real.txt"), "old\n")
   symlinkSync("real.txt", join(dir, "link.txt"))

@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from "bun:test"
 import { chmodSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path"
-import { makeTree, removeTree } from "./search-helpers.ts"
+import { hasRg, makeTree, needsRg, removeTree } from "./search-helpers.ts"
 
 const main = path.join(import.meta.dir, "../../src/cli/main.ts")
 const dir = makeTree({
@@ -11,11 +11,12 @@ const dir = makeTree({
   "src/a.ts": "const needle = 1\n",
   "src/b.ts": "nothing\n",
 })
-// A stand-in `rg` first on PATH that notes each call, then runs the real one.
+// A stand-in `rg` first on PATH that notes each call, then runs the real one (when there is one).
 const fakeBin = makeTree({})
 const calls = path.join(fakeBin, "calls.log")
-writeFileSync(path.join(fakeBin, "rg"), `#!/bin/sh\necho "$@" >> '${calls}'\nexec '${Bun.which("rg")}' "$@"\n`)
+writeFileSync(path.join(fakeBin, "rg"), `#!/bin/sh\necho "$@" >> '${calls}'\nexec '${Bun.which("rg") ?? "false"}' "$@"\n`)
 chmodSync(path.join(fakeBin, "rg"), 0o755)
+const expected = `${JSON.stringify("src/a.ts\n1:const needle = 1")}\n`
 afterAll(() => {
   removeTree(dir)
   removeTree(fakeBin)
@@ -31,8 +32,7 @@ async function clanka(args: string[], env: Record<string, string | undefined>) {
   return { stdout, stderr, code }
 }
 
-test("clanka tool rg prints the same JSON with rg on PATH and without it", async () => {
-  const expected = `${JSON.stringify("src/a.ts\n1:const needle = 1")}\n`
+test.skipIf(!hasRg)(needsRg("clanka tool rg with rg on PATH: rg answers, once"), async () => {
   const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], {
     CLANKA_SEARCH_ENGINE: undefined,
     PATH: `${fakeBin}:${process.env.PATH}`,
@@ -41,13 +41,20 @@ test("clanka tool rg prints the same JSON with rg on PATH and without it", async
   // rg answered, once.
   expect(readFileSync(calls, "utf8")).toEndWith(" --regexp needle\n")
   expect(readFileSync(calls, "utf8").split("\n")).toHaveLength(2)
-  // No rg on PATH: a fresh remote host. The built-in search answers the same.
+})
+
+test("clanka tool rg without rg on PATH (a fresh remote host): the built-in search answers", async () => {
   const withoutRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined, PATH: "/nonexistent" })
   expect(withoutRg).toEqual({ stdout: expected, stderr: "", code: 0 })
 })
 
-test("clanka tool rg with a bad regex fails with the regex error", async () => {
-  const result = await clanka(["tool", "rg", '{"pattern":"("}', "-C", dir], {})
+test("clanka tool rg with a bad regex fails with the built-in search's regex error, exit 1", async () => {
+  const result = await clanka(["tool", "rg", '{"pattern":"("}', "-C", dir], { CLANKA_SEARCH_ENGINE: "builtin" })
+  expect(result).toEqual({ stdout: "", stderr: 'clanka: rg: invalid regex "(": missing )\n', code: 1 })
+})
+
+test.skipIf(!hasRg)(needsRg("clanka tool rg with a bad regex fails with rg's regex error"), async () => {
+  const result = await clanka(["tool", "rg", '{"pattern":"("}', "-C", dir], { CLANKA_SEARCH_ENGINE: "rg" })
   expect(result.code).not.toBe(0)
   expect(result.stdout).toBe("")
   expect(result.stderr).toContain('rg: invalid regex "(": unclosed group')

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { callTool } from "../../src/tools/registry.ts"
+import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
 
@@ -119,6 +119,25 @@ describe("gh", () => {
     } finally {
       process.env.PATH = saved
     }
+  })
+
+  test("an array of arguments reaches gh as it is, never parsed by a shell", async () => {
+    const bin = join(dir, "bin")
+    mkdirSync(bin, { recursive: true })
+    writeFileSync(join(bin, "gh"), '#!/bin/sh\nprintf "gh[%s]" "$@"; echo " prompt=$GH_PROMPT_DISABLED"\n')
+    chmodSync(join(bin, "gh"), 0o755)
+    const saved = process.env.PATH
+    process.env.PATH = `${bin}:${saved}`
+    try {
+      const args = ["issue", "create", "--title", "it's $HOME; `id` > x", "--body", ""]
+      expect(await callTool("gh", args, ctx)).toBe("gh[issue]gh[create]gh[--title]gh[it's $HOME; `id` > x]gh[--body]gh[] prompt=1\n")
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
+  test("the model sees gh(args: string | string[])", () => {
+    expect(builtinRegistry().dts).toContain("declare function gh(args: string | string[]): Promise<string>")
   })
 
   test("says so in one line when gh is not installed", async () => {

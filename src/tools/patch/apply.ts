@@ -89,8 +89,13 @@ function place(
     const position = hunk.endOfFile ? at.n : (at.anchorEnd ?? (at.hint !== undefined ? Math.min(Math.max(at.hint, 0), at.n) : at.n))
     return { start: position, end: position, lines: hunk.lines, level: 0, hunk }
   }
-  const found = locate(index, old, { from: at.from, hint: at.hint, endOfFile: hunk.endOfFile, taken: at.taken })
-  if (found) return { start: found.start, end: found.start + old.length, lines: hunk.lines, level: found.level, hunk }
+  // An @@ line selects the region after it; failing that, the hunk may begin with the line itself.
+  const starts = at.anchorEnd === undefined ? [at.from] : [at.anchorEnd, at.anchorEnd - 1]
+  const bounded = at.anchorEnd !== undefined
+  for (const from of starts) {
+    const found = locate(index, old, { from, hint: at.hint, endOfFile: hunk.endOfFile, taken: at.taken, bounded })
+    if (found) return { start: found.start, end: found.start + old.length, lines: hunk.lines, level: found.level, hunk }
+  }
 
   // Blank context lines at the edges of a hunk are often artefacts of how the patch was typed.
   const lines = [...hunk.lines]
@@ -103,9 +108,11 @@ function place(
   const trimmed = lines.filter((line) => line.op !== "+").map((line) => line.text)
   if (trimmed.length === old.length || trimmed.length === 0) return undefined
   const hint = at.hint === undefined ? undefined : at.hint + dropped
-  const retry = locate(index, trimmed, { from: at.from, hint, endOfFile: hunk.endOfFile, taken: at.taken })
-  if (!retry) return undefined
-  return { start: retry.start, end: retry.start + trimmed.length, lines, level: retry.level, hunk }
+  for (const from of starts) {
+    const retry = locate(index, trimmed, { from, hint, endOfFile: hunk.endOfFile, taken: at.taken, bounded })
+    if (retry) return { start: retry.start, end: retry.start + trimmed.length, lines, level: retry.level, hunk }
+  }
+  return undefined
 }
 
 const isBlankContext = (line: HunkLine) => line.op === " " && line.text.trim() === ""

@@ -18,6 +18,15 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
     const line = lines[index]!
     return FILE_HEADER.test(line) || line.trim() === "*** End Patch" || line === "```"
   }
+  const last = lines.findLastIndex((line) => line.trim() !== "")
+  // In the changes to a file a line starting with a space is context even when it reads like a file
+  // header or `*** End Patch` (a file that documents patches); only a padded `*** End Patch` that
+  // closes the whole patch ends them.
+  const atUpdateEnd = (index: number) => {
+    const line = lines[index]!
+    if (line.startsWith(" ")) return index === last && line.trim() === "*** End Patch"
+    return atSectionEnd(index)
+  }
 
   while (i < lines.length) {
     const line = lines[i]!
@@ -33,6 +42,7 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
     const kind = header[1]!
     const path = cleanPath(header[2]!)
     if (!path) throw new ToolError(`patch line ${i + 1}: "${line.trim()}" names no file`)
+    const headerLine = i
     i++
 
     if (kind === "Delete") {
@@ -64,9 +74,16 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       if (hunk.lines.length > 0 || hunk.anchors.length > 0) hunks.push(hunk)
       hunk = emptyHunk()
     }
-    while (i < lines.length && !atSectionEnd(i)) {
+    // After `*** End of File` a hunk is over: blank lines there separate it from what follows.
+    let afterEndOfFile = false
+    while (i < lines.length && !atUpdateEnd(i)) {
       const body = lines[i]!
       const trimmed = body.trim()
+      if (afterEndOfFile && trimmed === "") {
+        i++
+        continue
+      }
+      afterEndOfFile = false
       if (body.startsWith("@@")) {
         if (hunk.lines.length > 0) flush()
         const range = HUNK_RANGE.exec(body)
@@ -81,6 +98,7 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       } else if (trimmed === "*** End of File") {
         hunk.endOfFile = true
         flush()
+        afterEndOfFile = true
       } else if (/^\s*\*\*\* /.test(body) && !body.startsWith(" ") && !body.startsWith("-") && !body.startsWith("+")) {
         throw new ToolError(`patch line ${i + 1}: unexpected "${trimmed}" in the changes to ${path}`)
       } else {
@@ -89,7 +107,14 @@ export function parseBeginPatch(lines: string[]): FileChange[] {
       i++
     }
     flush()
-    changes.push({ type: "update", path, moveTo, hunks: hunks.filter((h) => h.lines.length > 0) })
+    const changed = hunks.filter((h) => h.lines.length > 0)
+    // Reporting `M path` for a file left as it was would hide a patch that lost its hunks.
+    if (changed.length === 0 && moveTo === undefined) {
+      throw new ToolError(
+        `patch line ${headerLine + 1}: "${line.trim()}" has no changes (expected @@ and lines starting with " ", "-" or "+")`,
+      )
+    }
+    changes.push({ type: "update", path, moveTo, hunks: changed })
   }
   return changes
 }

@@ -75,12 +75,14 @@ export interface LocateOptions {
   endOfFile: boolean
   /** Regions already claimed by earlier hunks of the same file. */
   taken: readonly Range[]
+  /** Nothing before `from` is accepted: an @@ line placed the hunk after it. */
+  bounded?: boolean
 }
 
 /**
  * Finds `old` in the file. Each level first looks at or after `from` (nearest to the hint, or
  * the first one); only if nothing is found anywhere after it, a free region before it is accepted,
- * so hunks given out of order still apply.
+ * so hunks given out of order still apply (not when `bounded`).
  */
 export function locate(index: LineIndex, old: readonly string[], options: LocateOptions): Located | undefined {
   if (old.length === 0 || old.length > index.length) return undefined
@@ -91,6 +93,7 @@ export function locate(index: LineIndex, old: readonly string[], options: Locate
     const start = found.after(options)
     if (start !== undefined) return { start, level }
   }
+  if (options.bounded) return undefined
   for (const found of candidates) {
     const start = found.before(options.from)
     if (start !== undefined) return { start, level: found.level }

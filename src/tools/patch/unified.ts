@@ -31,7 +31,8 @@ export function parseUnifiedDiff(lines: string[]): FileChange[] {
     if (section) changes.push(toChange(section))
     section = undefined
   }
-  const isFileHeader = (i: number) => lines[i]!.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ")
+  const isFileHeader = (i: number) =>
+    (lines[i]!.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ")) || isContextStyleHeader(lines, i)
 
   let i = 0
   while (i < lines.length) {
@@ -69,6 +70,14 @@ export function parseUnifiedDiff(lines: string[]): FileChange[] {
   }
   finish()
   return changes
+}
+
+/**
+ * `*** OLD` then `--- NEW`, the header of a context diff (diff -c), followed by unified `@@` hunks:
+ * models mix the two. Only with an `@@` line next, so hunk lines are never taken for it.
+ */
+function isContextStyleHeader(lines: string[], i: number): boolean {
+  return lines[i]!.startsWith("*** ") && (lines[i + 1] ?? "").startsWith("--- ") && (lines[i + 2] ?? "").startsWith("@@")
 }
 
 function newSection(git: boolean): Section {
@@ -151,6 +160,9 @@ function toChange(section: Section): FileChange {
     return { type: "add", path: name, content: text, mode: section.mode }
   }
   if (isDeleted) return { type: "delete", path: name }
+  if (section.hunks.every((hunk) => hunk.lines.length === 0) && section.mode === undefined && !fromRename) {
+    throw new ToolError(`${name}: the diff has no hunks (expected "@@ -a,b +c,d @@" and lines starting with " ", "-" or "+")`)
+  }
   const update: FileChange = { type: "update", path: name, hunks: section.hunks, mode: section.mode }
   if (newPath && newPath !== name) {
     // git names a rename explicitly; a plain diff of `x.orig` against `x` patches whichever exists.

@@ -58,9 +58,9 @@ export class Workspace {
       this.note(path, "M")
       return
     }
+    // Like `*** Add File`, a move onto an existing file replaces it (models rely on that).
     const target = await this.state(change.moveTo)
     if (target === undefined) return
-    if (target !== null) return this.problem(`${path}: cannot move to ${change.moveTo}: ${change.moveTo} already exists`)
     const blocker = await this.fileAbove(change.moveTo)
     if (blocker) return this.problem(`${path}: cannot move to ${change.moveTo}: ${blocker} is a file, not a directory`)
     this.set(path, null)
@@ -92,13 +92,13 @@ export class Workspace {
   }
 
   private async add(path: string, content: string, mode?: number): Promise<void> {
+    // An existing file is replaced, as the format's origin does, and keeps its permissions.
     const existing = await this.state(path)
     if (existing === undefined) return
-    if (existing !== null) return this.problem(`${path}: cannot add: the file already exists (update it instead)`)
     const blocker = await this.fileAbove(path)
     if (blocker) return this.problem(`${path}: cannot add: ${blocker} is a file, not a directory`)
-    this.set(path, { text: content, mode })
-    this.note(path, "A")
+    this.set(path, { text: content, mode: mode ?? existing?.mode })
+    this.note(path, existing ? "M" : "A")
   }
 
   private async remove(path: string): Promise<void> {
