@@ -2,6 +2,7 @@ import { ClankaError, ExitCode } from "../errors.ts"
 import type { Capabilities, Executor } from "../contract.ts"
 import type { Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
+import { errorMessage } from "../util/error-message.ts"
 import type { AgentEvent } from "./events.ts"
 import { runLoop, type LoopShared } from "./loop.ts"
 import { OutputLock } from "./output-lock.ts"
@@ -150,7 +151,7 @@ export function createAgent(options: AgentOptions): Agent {
         })
       } catch (error) {
         const interrupted = controller.signal.aborted
-        const message = interrupted ? "interrupted" : error instanceof Error ? error.message.split("\n")[0]! : String(error)
+        const message = interrupted ? "interrupted" : errorMessage(error).split("\n")[0]!
         const exitCode = interrupted
           ? ExitCode.interrupted
           : error instanceof ClankaError

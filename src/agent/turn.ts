@@ -2,6 +2,7 @@ import { CancelledError, EXECUTE_TOOL_NAME, scriptOf } from "../contract.ts"
 import type { AssistantContent, Message, Model, Part, TokenUsage, ToolSpec } from "../providers/model.ts"
 import { ModelError } from "../providers/model.ts"
 import type { ContentPart } from "./events.ts"
+import { seconds } from "../util/duration.ts"
 import { ScriptDecoder } from "./script-decoder.ts"
 
 interface TurnRequest {
@@ -37,12 +38,8 @@ export interface TurnResult {
 export class TurnTimeoutError extends ModelError {
   override name = "TurnTimeoutError"
   constructor(timeoutMs: number) {
-    super(`the model sent nothing for ${formatSeconds(timeoutMs)} (turn timeout)`, true)
+    super(`the model sent nothing for ${seconds(timeoutMs)} (turn timeout)`, true)
   }
-}
-
-function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(3))}s`
 }
 
 const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }

@@ -4,6 +4,7 @@ import { VERSION } from "../version.ts"
 import { wantsColor } from "../output/sink.ts"
 import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   run: () => import("./run.ts").then((m) => m.default),
@@ -122,7 +123,7 @@ export function reportError(error: unknown): number {
     if (debug && error.stack) process.stderr.write(error.stack + "\n")
     return error.exitCode
   }
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   process.stderr.write(`clanka: ${visible(message.split("\n")[0]!)}\n`)
   if (debug && error instanceof Error && error.stack) process.stderr.write(error.stack + "\n")
   return ExitCode.failed

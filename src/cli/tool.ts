@@ -3,6 +3,7 @@ import { InvalidParamsError, UnknownToolError } from "../contract.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 const interrupted = Symbol("interrupted")
 
@@ -47,7 +48,7 @@ export default defineCommand({
         throw new UsageError(error.message)
       }
       if (error instanceof ClankaError) throw error
-      throw toolFailure(error instanceof Error ? error.message : String(error))
+      throw toolFailure(errorMessage(error))
     } finally {
       await executor.close()
       interrupt.dispose()

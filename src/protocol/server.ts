@@ -270,7 +270,7 @@ export async function serveExecutor(
       } else handle(frame.line)
     }
   } catch (error) {
-    log(`reading input failed: ${error instanceof Error ? error.message : error}`)
+    log(`reading input failed: ${errorMessage(error)}`)
   }
 
   // The agent is gone: stop everything this connection started.

@@ -4,6 +4,7 @@
  */
 import { CancelledError } from "../errors.ts"
 import { ModelError } from "./model.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 export interface ErrorContext {
   /** "Anthropic API", "OpenAI API", "OpenAI-compatible API at http://…". */
@@ -65,7 +66,7 @@ export function toModelError(error: unknown, context: ErrorContext): Error {
   }
   if (isConnectionError(error)) return connectionError(error, context)
   // Anything else while reading the stream: the connection broke mid-response.
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   return new ModelError(`${context.api} stream interrupted: ${message}`, true)
 }
 

@@ -6,6 +6,7 @@
 // means the text the model meant (template-text.ts).
 
 import { templateEnd, templateSource } from "./template-text.ts"
+import { errorMessage } from "../util/error-message.ts"
 
 const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown
 
@@ -20,7 +21,7 @@ export function parseError(script: string): string | null {
     new AsyncFunction(script)
     return null
   } catch (error) {
-    return error instanceof Error ? error.message : String(error)
+    return errorMessage(error)
   }
 }
 

@@ -105,7 +105,7 @@ describe.each(fakeProviders)("%s", (provider) => {
     const retry = events.find((event) => event._tag === "ErrorRetry")
     expect(retry).toEqual({
       _tag: "ErrorRetry",
-      error: { message: "the model sent nothing for 0.15s (turn timeout)", retryable: true },
+      error: { message: "the model sent nothing for 0.15 s (turn timeout)", retryable: true },
     } as never)
     expect(events.map(brief)).toContain('AgentFinished "after stall" turns=1')
     // The partial block was closed before the retry.

@@ -102,7 +102,7 @@ test("--turn-timeout: a stalled stream is retried", async () => {
   expect(result.code).toBe(0)
   const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
   expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([
-    { _tag: "ErrorRetry", error: { message: "the model sent nothing for 0.2s (turn timeout)", retryable: true } },
+    { _tag: "ErrorRetry", error: { message: "the model sent nothing for 0.2 s (turn timeout)", retryable: true } },
   ])
 })
 
@@ -111,7 +111,7 @@ test("--turn-timeout: a model that stalls every time ends with an error that doe
   const env = await serve("openai-compatible", Array.from({ length: 7 }, () => stall))
   const result = await clanka(["run", "-o", "text", "--turn-timeout", "0.1", "-C", directory, "go"], { env })
   expect(result.code).toBe(1)
-  expect(result.stderr.split("\n").at(-2)).toBe("clanka: the model sent nothing for 0.1s (turn timeout) (gave up after 7 attempts)")
+  expect(result.stderr.split("\n").at(-2)).toBe("clanka: the model sent nothing for 0.1 s (turn timeout) (gave up after 7 attempts)")
 })
 
 test("--turn-timeout in text output: the retry line says retrying once", async () => {
@@ -120,7 +120,7 @@ test("--turn-timeout in text output: the retry line says retrying once", async (
   expect(result.code).toBe(0)
   expect(result.stdout).toBe("ok\n")
   const warnings = result.stderr.split("\n").filter((line) => line.startsWith("⚠"))
-  expect(warnings).toEqual(["⚠ the model sent nothing for 0.2s (turn timeout); retrying"])
+  expect(warnings).toEqual(["⚠ the model sent nothing for 0.2 s (turn timeout); retrying"])
 })
 
 test("usage errors are exit 2 with one line", async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { chmod, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { ToolError } from "../../errors.ts"
+import { errorMessage } from "../../util/error-message.ts"
 
 export interface FileWrite {
   /** Absolute path written (a symlink's target for an existing link). */
@@ -66,5 +67,5 @@ function reason(error: unknown): string {
   if (code === "ENOTDIR") return "a parent path is a file, not a directory"
   if (code === "ENOSPC") return "no space left on the device"
   if (code === "EISDIR") return "it is a directory"
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }

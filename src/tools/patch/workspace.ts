@@ -5,6 +5,7 @@ import { hunkProblem, type Problem } from "./report.ts"
 import { joinText, splitText } from "./text.ts"
 import type { FileChange } from "./types.ts"
 import type { FileWrite } from "./commit.ts"
+import { errorMessage } from "../../util/error-message.ts"
 
 /** A file's state before the patch (read once) or after the changes so far (in memory). */
 interface FileState {
@@ -181,7 +182,7 @@ export class Workspace {
       if (code === "ENOENT" || code === "ENOTDIR") original = { kind: "missing" }
       else if (code === "ENAMETOOLONG") original = { kind: "unreadable", reason: "the file name is too long" }
       else if (code === "EACCES" || code === "EPERM") original = { kind: "unreadable", reason: "permission denied" }
-      else original = { kind: "unreadable", reason: error instanceof Error ? error.message : String(error) }
+      else original = { kind: "unreadable", reason: errorMessage(error) }
     }
     this.originals.set(abs, original)
     return original
