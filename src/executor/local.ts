@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { Sandbox } from "../sandbox/sandbox.ts"
+import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
 import { ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
@@ -26,6 +27,8 @@ export class LocalExecutor implements Executor {
    * finished script left on purpose (a dev server) — so close() can kill them all.
    */
   private readonly started = new Set<ProcessRegistry>()
+  /** Reaches what escaped the process groups (setsid, double fork), also if this process is killed. */
+  private readonly guard = new ProcessGuard()
 
   constructor(options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
@@ -50,7 +53,7 @@ export class LocalExecutor implements Executor {
   execute(options: ExecuteOptions): AsyncIterable<string> {
     const output = new AsyncQueue<string>()
     const abort = new AbortController()
-    const processes = new ProcessRegistry()
+    const processes = new ProcessRegistry(this.guard)
     const ctx = this.context(abort.signal, processes, options)
     this.started.add(processes)
     const onCancel = () => abort.abort(new CancelledError())
@@ -90,7 +93,7 @@ export class LocalExecutor implements Executor {
   }
 
   async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
-    const processes = new ProcessRegistry()
+    const processes = new ProcessRegistry(this.guard)
     this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
       onTaskComplete: () => {},
@@ -106,6 +109,7 @@ export class LocalExecutor implements Executor {
   async close(): Promise<void> {
     for (const processes of this.started) processes.killAll()
     this.started.clear()
+    this.guard.killAll()
     this.sandbox.close()
   }
 

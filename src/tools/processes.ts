@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import type { ProcessGuard } from "./process-guard.ts"
 
 /**
  * Child processes started by tools during one execute. Each is spawned `detached`, so it leads a
@@ -6,6 +7,9 @@ import { spawn, type ChildProcess } from "node:child_process"
  * so do jobs a command put in the background, which outlive the command that started them.
  */
 export class ProcessRegistry {
+  /** `guard` tags every process started here, so that the executor's end reaches them all. */
+  constructor(private readonly guard?: ProcessGuard) {}
+
   /** Process group ids; a group is kept after its leader exits while members may remain. */
   private readonly groups = new Set<number>()
   private readonly live = new Set<ChildProcess>()
@@ -15,11 +19,12 @@ export class ProcessRegistry {
    * its children), without the agent's API keys, registered here.
    */
   spawn(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
+    this.guard?.arm()
     const child = spawn(command, args, {
       cwd: options.cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: childEnv(options.env),
+      env: childEnv({ ...options.env, ...this.guard?.env }),
     })
     this.add(child)
     return child
