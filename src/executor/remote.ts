@@ -218,7 +218,9 @@ export class RemoteExecutor implements Executor {
       // still the user cancelling, not the executor getting lost.
       if (signal?.aborted) throw new CancelledError()
       if (error instanceof RpcResponseError) {
-        if (error.code === ErrorCode.cancelled) throw new CancelledError()
+        // Only the user's own cancel (the signal, above) is an interruption: an executor that
+        // stops a script by itself is going away.
+        if (error.code === ErrorCode.cancelled) throw this.shutDown()
         throw new ClankaError(`${this.who} rejected the script: ${error.message}`)
       }
       throw error
@@ -250,7 +252,7 @@ export class RemoteExecutor implements Executor {
       return await this.client.request("executeUnsafe", { tool, params })
     } catch (error) {
       if (!(error instanceof RpcResponseError)) throw error
-      if (error.code === ErrorCode.cancelled) throw new CancelledError(error.message)
+      if (error.code === ErrorCode.cancelled) throw this.shutDown()
       if (error.code === ErrorCode.invalidParams) {
         const data = error.data as { unknownTool?: unknown; tools?: unknown } | undefined
         if (Array.isArray(data?.tools) && data.unknownTool === tool) throw new UnknownToolError(tool, data.tools.map(String))
@@ -272,6 +274,10 @@ export class RemoteExecutor implements Executor {
     if (await this.exitWithin(1000)) return
     this.child.kill("SIGKILL")
     await this.exitWithin(1000)
+  }
+
+  private shutDown(): ExecutorLostError {
+    return new ExecutorLostError(`${this.who} was shut down while it was working; check it and run again`)
   }
 
   private async exitWithin(ms: number): Promise<boolean> {

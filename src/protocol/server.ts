@@ -31,6 +31,9 @@ export interface ServeOptions {
 /** Text is coalesced per execute up to this many characters per notification. */
 const TEXT_CHUNK = 64 * 1024
 
+/** Why executes stop when the input ends: the agent is told the executor went away, not that it cancelled. */
+const SHUTDOWN = new CancelledError("the executor is shutting down")
+
 class RpcError extends Error {
   constructor(
     readonly code: number,
@@ -125,6 +128,9 @@ export async function serveExecutor(
       return { ok: true }
     } catch (error) {
       flushText()
+      if (controller.signal.reason === SHUTDOWN) {
+        throw new RpcError(ErrorCode.cancelled, `execute ${JSON.stringify(id)} was stopped: the executor is shutting down`, { shutdown: true })
+      }
       if (controller.signal.aborted || error instanceof CancelledError) {
         throw new RpcError(ErrorCode.cancelled, `execute ${JSON.stringify(id)} was cancelled`)
       }
@@ -192,6 +198,17 @@ export async function serveExecutor(
     subagentOutput: (_id, raw) => subagentOutput(raw),
   }
 
+  /** JSON-RPC never answers a notification: what is wrong with one goes to the log. */
+  function notification(method: string, raw: unknown): void {
+    try {
+      if (method === "$/cancel") cancel(raw)
+      else if (method in methods) log(`ignored a notification: ${method} needs a string or number "id"`)
+      else log(`ignored a notification: unknown method "${method}"`)
+    } catch (error) {
+      log(`ignored a notification: ${errorMessage(error)}`)
+    }
+  }
+
   function handle(line: string): void {
     let message: unknown
     try {
@@ -220,21 +237,22 @@ export async function serveExecutor(
       return
     }
     const { id, method, params: raw } = envelope.output
+    if (id === undefined) return notification(method, raw)
     if (method === "$/cancel") {
       try {
         cancel(raw)
-        if (id !== undefined) reply(id, null)
+        reply(id, null)
       } catch (error) {
-        replyError(id ?? null, error as RpcError)
+        replyError(id, error as RpcError)
       }
       return
     }
     const run = methods[method]
     if (!run) {
-      replyError(id ?? null, new RpcError(ErrorCode.methodNotFound, `unknown method "${method}"; methods: ${[...Object.keys(methods), "$/cancel"].join(", ")}`))
+      replyError(id, new RpcError(ErrorCode.methodNotFound, `unknown method "${method}"; methods: ${[...Object.keys(methods), "$/cancel"].join(", ")}`))
       return
     }
-    if (id === undefined || id === null) {
+    if (id === null) {
       replyError(null, new RpcError(ErrorCode.invalidRequest, `invalid request: ${method} needs a string or number "id"`))
       return
     }
@@ -274,7 +292,7 @@ export async function serveExecutor(
   }
 
   // The agent is gone: stop everything this connection started.
-  for (const running of executes.values()) running.abort(new CancelledError())
+  for (const running of executes.values()) running.abort(SHUTDOWN)
   for (const waiting of subagents.values()) waiting.reject(new CancelledError())
   subagents.clear()
   await Promise.race([Promise.allSettled([...tasks]), new Promise((resolve) => setTimeout(resolve, 5000).unref())])

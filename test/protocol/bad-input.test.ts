@@ -141,18 +141,37 @@ test("a 10 MB line: -32600, then reading resyncs at the next newline", async () 
   await stillServing()
 })
 
-test("$/cancel for an unknown id: -32602 (id null for a notification)", async () => {
+test("notifications are never answered: an unknown method, an execute without id, a $/cancel for an unknown id go to the log", async () => {
+  session().send({ jsonrpc: "2.0", method: "runEverything", params: {} })
+  session().send({ jsonrpc: "2.0", method: "execute", params: { script: "console.log(1)" } })
   session().send({ jsonrpc: "2.0", method: "$/cancel", params: { id: 555 } })
-  expect(await session().next()).toEqual({
-    jsonrpc: "2.0",
-    id: null,
-    error: { code: -32602, message: "$/cancel: no execute is running with id 555" },
-  })
+  // The next line on stdout is the answer to the next request: nothing answered the three.
+  await stillServing()
+  expect(session().stderr).toBe(
+    [
+      'clanka executor: ignored a notification: unknown method "runEverything"',
+      'clanka executor: ignored a notification: execute needs a string or number "id"',
+      "clanka executor: ignored a notification: $/cancel: no execute is running with id 555",
+      "",
+    ].join("\n"),
+  )
+  session().stderr = ""
+})
+
+test("$/cancel as a request for an unknown id: -32602", async () => {
   expect(await session().call(14, "$/cancel", { id: "nope" })).toEqual({
     jsonrpc: "2.0",
     id: 14,
     error: { code: -32602, message: '$/cancel: no execute is running with id "nope"' },
   })
+  await stillServing()
+})
+
+test("executeUnsafe of an unknown tool: -32602 naming the tools", async () => {
+  const answer = await session().call(17, "executeUnsafe", { tool: "frob", params: {} })
+  expect(answer.error.code).toBe(-32602)
+  expect(answer.error.message).toStartWith('unknown tool "frob"; tools: readFile, writeFile,')
+  expect(answer.error.data.unknownTool).toBe("frob")
   await stillServing()
 })
 
