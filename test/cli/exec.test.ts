@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, test } from "bun:test"
-import { mkdtemp, readFile, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { isRunning } from "../support/processes.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let dir: string
+const dir = temporaryDirectory("clanka-cli-")
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "clanka-cli-"))
   await writeFile(join(dir, "hello.txt"), "hello\nworld\n")
 })
 

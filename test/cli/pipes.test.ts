@@ -1,10 +1,9 @@
 import { afterEach, expect, test } from "bun:test"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { isRunning } from "../support/processes.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
 // `clanka … | head -1`: the reader leaves early. clanka must stop quietly — no stack trace, no
 // hang — with the interrupted exit code, and kill what the script started.
@@ -15,7 +14,7 @@ afterEach(async () => {
 })
 
 async function pipeToHead(args: string[], env: Record<string, string> = {}) {
-  const directory = mkdtempSync(join(tmpdir(), "clanka-pipe-"))
+  const directory = temporaryDirectory("clanka-pipe-")
   const command = [BUN, MAIN, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(" ")
   const child = Bun.spawn(["bash", "-c", `${command} 2>stderr.txt | head -1; echo "exit=\${PIPESTATUS[0]}"`], {
     cwd: directory,
@@ -65,7 +64,7 @@ test("clanka run -o pretty whose reader leaves stops quietly too", async () => {
 
 test("a closed stderr does not turn a finished run into a failure", async () => {
   server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'console.log("x"); await taskComplete("done")' }] }])
-  const directory = mkdtempSync(join(tmpdir(), "clanka-pipe-"))
+  const directory = temporaryDirectory("clanka-pipe-")
   const child = Bun.spawn([BUN, MAIN, "run", "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "go"], {
     cwd: directory,
     env: { ...process.env, ...server.env },

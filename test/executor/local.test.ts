@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdtemp, readFile, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { CancelledError, ScriptError } from "../../src/errors.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { PROTOCOL_VERSION, VERSION } from "../../src/version.ts"
 import { isRunning } from "../support/processes.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
-let dir: string
+const dir = temporaryDirectory("clanka-local-")
 let executor: LocalExecutor
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "clanka-local-"))
   executor = new LocalExecutor({ directory: dir })
 })
 afterAll(() => executor.close())

@@ -1,0 +1,17 @@
+// Preloaded by bun test (bunfig.toml): the run gets a TMPDIR of its own, inherited by every
+// clanka and executor it starts, and fails if anything is left in it at the end — a test suite
+// that litters /tmp on every run is a bug like any other.
+import { afterAll } from "bun:test"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const runTmp = mkdtempSync(join(tmpdir(), "clanka-test-run-"))
+process.env.TMPDIR = runTmp
+
+// In a preload file, afterAll runs once, after every test file.
+afterAll(() => {
+  const left = readdirSync(runTmp)
+  rmSync(runTmp, { recursive: true, force: true })
+  if (left.length > 0) throw new Error(`the test run left ${left.length} entries in its TMPDIR: ${left.join(", ")}`)
+})
