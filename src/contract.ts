@@ -83,6 +83,24 @@ export const ExecuteParamsSchema = v.looseObject({
 export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
 
 // ---------------------------------------------------------------------------------------------
+// The sandbox policy an executor enforces (SPEC section 9: --sandbox, --network, --writable).
+
+export const SandboxModes = ["workspace-write", "read-only", "off"] as const
+export type SandboxMode = (typeof SandboxModes)[number]
+
+export interface SandboxPolicy {
+  /** workspace-write: writes only inside the workspace and `writable`; read-only: no writes; off: anything. */
+  mode: SandboxMode
+  /** Whether scripts may reach the network (loopback stays usable either way). */
+  network: boolean
+  /** Absolute paths of further writable roots (--writable), besides the workspace and /tmp. */
+  writable: readonly string[]
+}
+
+/** No restriction: what a library user's LocalExecutor enforces unless told otherwise. */
+export const UNRESTRICTED: SandboxPolicy = { mode: "off", network: true, writable: [] }
+
+// ---------------------------------------------------------------------------------------------
 // The Executor.
 
 export interface ExecuteOptions extends ExecuteParams {

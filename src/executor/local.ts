@@ -8,18 +8,21 @@ import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, ScriptError } from "../contract.ts"
+import { CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
 
 export interface LocalExecutorOptions {
   directory: string
   /** The sandbox's tools (default: the built-in set, `builtinTools`). */
   tools?: readonly Tool[]
+  /** What the tools may write (default: UNRESTRICTED). The OS sandbox is the caller's (bwrap). */
+  policy?: SandboxPolicy
 }
 
 /** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
 export class LocalExecutor implements Executor {
   readonly directory: string
   readonly tools: ToolRegistry
+  readonly policy: SandboxPolicy
   private readonly sandbox: Sandbox
   private readonly todos = new TodoStore()
   /**
@@ -33,6 +36,7 @@ export class LocalExecutor implements Executor {
   constructor(options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
     this.tools = new ToolRegistry(options.tools)
+    this.policy = options.policy ?? UNRESTRICTED
     this.sandbox = new Sandbox(this.tools.names)
   }
 
@@ -120,6 +124,7 @@ export class LocalExecutor implements Executor {
   ): ToolContext {
     return {
       directory: this.directory,
+      policy: this.policy,
       signal,
       processes,
       todos: this.todos,

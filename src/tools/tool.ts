@@ -1,4 +1,5 @@
 import type * as v from "valibot"
+import type { SandboxPolicy } from "../contract.ts"
 import type { TodoStore } from "./todos.ts"
 import type { ProcessRegistry } from "./processes.ts"
 
@@ -6,6 +7,8 @@ import type { ProcessRegistry } from "./processes.ts"
 export interface ToolContext {
   /** Absolute path of the executor's directory; tool paths are relative to it. */
   directory: string
+  /** What the tools may write: the fs tools refuse targets outside it (SandboxPolicy). */
+  policy: SandboxPolicy
   /** Aborted when the script is cancelled or times out. */
   signal: AbortSignal
   onTaskComplete(summary: string): void

@@ -3,6 +3,7 @@ import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, st
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { UNRESTRICTED } from "../../src/contract.ts"
 import { callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -22,6 +23,7 @@ beforeEach(() => {
     onSubagent: async () => "",
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
+    policy: UNRESTRICTED,
   }
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))

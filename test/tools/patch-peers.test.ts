@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, relative } from "node:path"
 import { ToolError } from "../../src/errors.ts"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { UNRESTRICTED } from "../../src/contract.ts"
 import { callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -117,6 +118,7 @@ function context(directory: string): ToolContext {
     onSubagent: async () => "",
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
+    policy: UNRESTRICTED,
   }
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { UNRESTRICTED } from "../../src/contract.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -27,6 +28,7 @@ function context(directory = dir, signal = new AbortController().signal): ToolCo
     onSubagent: async () => "",
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
+    policy: UNRESTRICTED,
   }
 }
 

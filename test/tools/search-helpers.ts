@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os"
 import path from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { UNRESTRICTED } from "../../src/contract.ts"
 import { callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -43,6 +44,7 @@ export function makeContext(directory: string, signal = new AbortController().si
     onSubagent: async () => "",
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
+    policy: UNRESTRICTED,
   }
 }
 

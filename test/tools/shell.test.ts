@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { UNRESTRICTED } from "../../src/contract.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -20,6 +21,7 @@ beforeEach(() => {
     onSubagent: async () => "",
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
+    policy: UNRESTRICTED,
   }
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
