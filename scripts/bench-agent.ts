@@ -79,6 +79,7 @@ const instantExecutor: Executor = {
     toolsDts: builtinRegistry().dts,
     agentsMd: null,
     supportsSearch: false,
+    sandbox: { mode: "off", network: true },
     protocolVersion: 1,
     version: "bench",
     directory: "/repo",

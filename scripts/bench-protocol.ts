@@ -41,6 +41,7 @@ async function serveGenerator(): Promise<never> {
       toolsDts: "",
       agentsMd: null,
       supportsSearch: false,
+      sandbox: { mode: "off" as const, network: true },
       protocolVersion: PROTOCOL_VERSION,
       version: VERSION,
       directory: process.cwd(),

@@ -59,30 +59,6 @@ export function scriptOf(input: unknown): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Capabilities and the execute request, as they cross the wire (SPEC section 4).
-
-export const CapabilitiesSchema = v.looseObject({
-  /** TypeScript declarations of the sandbox tools, generated from their schemas. */
-  toolsDts: v.string(),
-  /** AGENTS.md of the executor's directory, or null. */
-  agentsMd: v.nullable(v.string()),
-  /** True exactly when the executor has a `search` tool. */
-  supportsSearch: v.boolean(),
-  protocolVersion: v.number(),
-  version: v.string(),
-  /** Absolute path of the executor's working directory. */
-  directory: v.string(),
-})
-export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
-
-/** Params of the wire's execute request: the tool's input plus the script's time limit. */
-export const ExecuteParamsSchema = v.looseObject({
-  ...ExecuteInputSchema.entries,
-  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-})
-export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
-
-// ---------------------------------------------------------------------------------------------
 // The sandbox policy an executor enforces (SPEC section 9: --sandbox, --network, --writable).
 
 export const SandboxModes = ["workspace-write", "read-only", "off"] as const
@@ -101,13 +77,47 @@ export interface SandboxPolicy {
 export const UNRESTRICTED: SandboxPolicy = { mode: "off", network: true, writable: [] }
 
 // ---------------------------------------------------------------------------------------------
+// Capabilities and the execute request, as they cross the wire (SPEC section 4).
+
+export const CapabilitiesSchema = v.looseObject({
+  /** TypeScript declarations of the sandbox tools, generated from their schemas. */
+  toolsDts: v.string(),
+  /** AGENTS.md of the executor's directory, or null. */
+  agentsMd: v.nullable(v.string()),
+  /** True exactly when the executor has a `search` tool. */
+  supportsSearch: v.boolean(),
+  protocolVersion: v.number(),
+  version: v.string(),
+  /** Absolute path of the executor's working directory. */
+  directory: v.string(),
+  /** The sandbox the executor's scripts run in; an executor that does not say runs none. */
+  sandbox: v.optional(v.looseObject({ mode: v.picklist(SandboxModes), network: v.boolean() }), { mode: "off", network: true }),
+})
+export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
+
+/** Params of the wire's execute request: the tool's input plus the script's time limit. */
+export const ExecuteParamsSchema = v.looseObject({
+  ...ExecuteInputSchema.entries,
+  timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+})
+export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
+
+// ---------------------------------------------------------------------------------------------
 // The Executor.
+
+/** A service that needs the agent's keys or network (webSearch), answered on the agent's side. */
+export type AgentCall = (service: string, params: unknown) => Promise<unknown>
 
 export interface ExecuteOptions extends ExecuteParams {
   /** Called when the script calls taskComplete(summary). */
   onTaskComplete(summary: string): void
   /** Answered by the agent, wherever the script runs: runs a sub-agent, resolves to its summary. */
   onSubagent(prompt: string): Promise<string>
+  /**
+   * Answers the script's calls of agent-side services. Default: the executor's agent side runs them
+   * itself (a LocalExecutor in this process, a RemoteExecutor's client process).
+   */
+  onAgentCall?: AgentCall
   /** Cancel: kill the script and every process it started. */
   signal?: AbortSignal
 }
@@ -125,7 +135,7 @@ export interface Executor {
    * Call one tool directly, outside any script. Rejects with InvalidParamsError (bad parameters),
    * UnknownToolError, or ToolError (the tool failed).
    */
-  executeUnsafe(tool: string, params: unknown): Promise<unknown>
+  executeUnsafe(tool: string, params: unknown, options?: { onAgentCall?: AgentCall }): Promise<unknown>
   close(): Promise<void>
 }
 

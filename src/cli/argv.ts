@@ -11,6 +11,19 @@ interface Flag {
   /** The name citty knows the flag by; aliases and `no-` forms map to it. */
   main: string
   type: "string" | "boolean"
+  /** May be given several times (`--writable A --writable B`); see REPEAT_SEPARATOR. */
+  repeatable: boolean
+}
+
+/**
+ * citty keeps only the last value of a flag given twice, so the values of a repeatable flag reach
+ * it joined with this character, which no argument can hold; `repeated()` splits them again.
+ */
+const REPEAT_SEPARATOR = "\0"
+
+/** The values of a repeatable flag as the command receives it from citty. */
+export function repeated(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(REPEAT_SEPARATOR)
 }
 
 export interface CheckedArgs {
@@ -29,16 +42,22 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
   const given = new Set<string>()
   const positionals: string[] = []
   const options: string[] = []
+  const repeats = new Map<string, string[]>()
   const takeValue = (spelling: string, flag: Flag, value: string | undefined, next: () => string | undefined) => {
     if (flag.type !== "string") return
-    if (given.has(flag.main)) throw new UsageError(`${spelling} was given twice; give it once`)
+    if (given.has(flag.main) && !flag.repeatable) throw new UsageError(`${spelling} was given twice; give it once`)
     given.add(flag.main)
-    if (value !== undefined) return
-    const following = next()
-    if (following === undefined || isFlag(following, flags)) {
-      throw new UsageError(`${spelling} needs a value (see clanka --help)`)
+    if (value === undefined) {
+      value = next()
+      if (value === undefined || isFlag(value, flags)) {
+        throw new UsageError(`${spelling} needs a value (see clanka --help)`)
+      }
+      if (!flag.repeatable) options.push(value)
     }
-    options.push(following)
+    if (flag.repeatable) {
+      options.pop() // the spelling; all values go to citty together at the end
+      repeats.set(flag.main, [...(repeats.get(flag.main) ?? []), value])
+    }
   }
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!
@@ -70,6 +89,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
       }
     }
   }
+  for (const [name, values] of repeats) options.push(`--${name}=${values.join(REPEAT_SEPARATOR)}`)
   return { positionals, forCitty: [...options, "--", ...positionals] }
 }
 
@@ -77,7 +97,7 @@ function flagTable(argsDef: Record<string, any>): Map<string, Flag> {
   const flags = new Map<string, Flag>()
   for (const [name, def] of Object.entries(argsDef)) {
     if (def.type === "positional") continue
-    const flag: Flag = { main: name, type: def.type === "boolean" ? "boolean" : "string" }
+    const flag: Flag = { main: name, type: def.type === "boolean" ? "boolean" : "string", repeatable: def.repeatable === true }
     flags.set(name, flag)
     for (const alias of [def.alias ?? []].flat() as string[]) flags.set(alias, flag)
     if (def.type === "boolean") flags.set(`no-${name}`, flag)

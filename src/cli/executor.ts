@@ -1,7 +1,13 @@
+import { spawn } from "node:child_process"
+import { realpathSync, statSync } from "node:fs"
 import { resolve } from "node:path"
-import { statSync } from "node:fs"
 import { defineCommand } from "citty"
+import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
+import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
+import { selfCommand } from "../executor/self.ts"
+import { repeated } from "./argv.ts"
+import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
 
 export default defineCommand({
   meta: {
@@ -14,6 +20,7 @@ export default defineCommand({
       alias: "C",
       description: "Directory the tools work in (default: the current directory)",
     },
+    ...sandboxArgs,
   },
   async run({ args }) {
     const directory = resolve(args.directory ?? ".")
@@ -24,11 +31,21 @@ export default defineCommand({
       // reported below
     }
     if (!isDirectory) throw new UsageError(`executor directory ${directory} does not exist; pass an existing directory with -C`)
+    const request = sandboxRequest(args.sandbox, "off")
+    const writable = repeated(args.writable)
+    let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable }
+    if (request !== "off" && !process.env[INSIDE_VARIABLE]) {
+      // Asked from outside (ssh, a shell): start the same executor inside the OS sandbox.
+      const resolved = resolveSandbox(request, args.network ?? false, writable)
+      if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
+      policy = resolved.policy
+      if (policy.mode !== "off") return serveSandboxed(realpathSync(directory), policy)
+    }
     const [{ LocalExecutor }, { serveExecutor }] = await Promise.all([
       import("../executor/local.ts"),
       import("../protocol/server.ts"),
     ])
-    const executor = new LocalExecutor({ directory })
+    const executor = new LocalExecutor({ directory, policy })
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
@@ -45,3 +62,17 @@ export default defineCommand({
     return ExitCode.ok
   },
 })
+
+/** Runs this executor again inside the OS sandbox, on the same stdio, and exits as it does. */
+function serveSandboxed(directory: string, policy: SandboxPolicy): Promise<number> {
+  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy)], directory, policy)
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" })
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
+  return new Promise((done) => {
+    child.once("error", (error) => {
+      process.stderr.write(`clanka: cannot start the sandbox: ${error.message}\n`)
+      done(ExitCode.executorLost)
+    })
+    child.once("exit", (code) => done(code ?? ExitCode.executorLost))
+  })
+}

@@ -2,10 +2,14 @@
  * Turns the command line's choice of executor into an Executor: this process (default), any
  * command speaking the protocol (`--executor CMD`), or clanka on another machine (`--ssh`).
  */
+import { realpathSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
-import { UsageError } from "../errors.ts"
 import type { Executor } from "../contract.ts"
+import { UsageError } from "../errors.ts"
+import { executorEnv } from "./executor-env.ts"
+import { resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
+import { selfCommand } from "./self.ts"
 
 export interface ConnectOptions {
   /**
@@ -20,6 +24,20 @@ export interface ConnectOptions {
   ssh?: string
   /** The clanka binary on the remote host (default $CLANKA_REMOTE_BIN, then `clanka`). */
   remoteBin?: string
+  /**
+   * Where a local executor runs: in this process (the default, for library users), or as a child
+   * process — this same clanka, `clanka executor` — with an allow-listed environment and inside
+   * the OS sandbox (the command line: the agent's keys never enter the executor).
+   */
+  local?: "in-process" | "child"
+  /** The OS sandbox asked for (default `auto`); with --ssh the remote executor applies it. */
+  sandbox?: SandboxRequest
+  network?: boolean
+  writable?: string[]
+  /** Further variables the child executor gets (--env NAME). */
+  env?: string[]
+  /** Told once when the sandbox asked for by default cannot be had. */
+  onWarning?(line: string): void
 }
 
 export async function connectExecutor(options: ConnectOptions): Promise<Executor> {
@@ -31,24 +49,43 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
     if (options.directory !== undefined) {
       throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
     }
+    for (const [flag, given] of [["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--env", options.env?.length]] as const) {
+      if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
+    }
     const { RemoteExecutor } = await import("./remote.ts")
     return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor })
   }
   if (options.ssh !== undefined) {
+    if (options.env?.length) throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")
     const target = parseSshTarget(options.ssh)
     const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
     const directory = target.directory ?? options.directory
-    const command = [shellQuote(remoteBin), "executor", ...(directory ? ["-C", shellQuote(directory)] : [])].join(" ")
+    const request = options.sandbox ?? "auto"
+    const flags = sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] })
+    const command = [shellQuote(remoteBin), "executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)].join(" ")
     const { RemoteExecutor } = await import("./remote.ts")
-    return RemoteExecutor.start({
+    const remote = await RemoteExecutor.start({
       argv: ["ssh", ...sshArgs(), "--", target.host, command],
       label: target.host,
       ssh: { host: target.host, remoteBin },
     })
+    if (request === "auto" && remote.announced?.sandbox.mode === "off") {
+      options.onWarning?.(`the executor on ${target.host} runs without the OS sandbox (bubblewrap is not available there); install bubblewrap there, or pass --sandbox off to say this is intended`)
+    }
+    return remote
   }
   if (options.directory !== undefined) await checkDirectory(options.directory)
-  const { LocalExecutor } = await import("./local.ts")
-  return new LocalExecutor({ directory: resolve(options.directory ?? ".") })
+  const directory = resolve(options.directory ?? ".")
+  if (options.local !== "child") {
+    const { LocalExecutor } = await import("./local.ts")
+    return new LocalExecutor({ directory })
+  }
+  const workspace = realpathSync(directory)
+  const { policy, warning } = resolveSandbox(options.sandbox ?? "auto", options.network ?? false, options.writable ?? [])
+  if (warning) options.onWarning?.(warning)
+  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy)], workspace, policy)
+  const { RemoteExecutor } = await import("./remote.ts")
+  return RemoteExecutor.start({ argv, label: "the local executor", local: true, env: executorEnv(options.env) })
 }
 
 /** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises"
 import { join, resolve } from "node:path"
 import { Sandbox } from "../sandbox/sandbox.ts"
+import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
 import { ToolRegistry } from "../tools/registry.ts"
@@ -8,7 +9,7 @@ import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
+import { type AgentCall, CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
 
 export interface LocalExecutorOptions {
   directory: string
@@ -51,6 +52,7 @@ export class LocalExecutor implements Executor {
       protocolVersion: PROTOCOL_VERSION,
       version: VERSION,
       directory: this.directory,
+      sandbox: { mode: this.policy.mode, network: this.policy.network },
     }
   }
 
@@ -96,12 +98,13 @@ export class LocalExecutor implements Executor {
     })()
   }
 
-  async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
+  async executeUnsafe(tool: string, params: unknown, options: { onAgentCall?: AgentCall } = {}): Promise<unknown> {
     const processes = new ProcessRegistry(this.guard)
     this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
       onTaskComplete: () => {},
       onSubagent: noSubagents,
+      ...options,
     })
     try {
       return await this.tools.call(tool, params, ctx)
@@ -120,7 +123,7 @@ export class LocalExecutor implements Executor {
   private context(
     signal: AbortSignal,
     processes: ProcessRegistry,
-    options: Pick<ExecuteOptions, "onTaskComplete" | "onSubagent">,
+    options: Pick<ExecuteOptions, "onTaskComplete" | "onSubagent" | "onAgentCall">,
   ): ToolContext {
     return {
       directory: this.directory,
@@ -130,6 +133,8 @@ export class LocalExecutor implements Executor {
       todos: this.todos,
       onTaskComplete: options.onTaskComplete,
       onSubagent: options.onSubagent,
+      // In this process the agent's side is here: its services run with this process's keys.
+      agentCall: options.onAgentCall ?? ((service, params) => runAgentService(service, params, signal)),
     }
   }
 }

@@ -10,6 +10,7 @@ import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
 import { ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
 import {
+  type AgentCall,
   CancelledError,
   CapabilitiesSchema,
   DEFAULT_SCRIPT_TIMEOUT_MS,
@@ -32,7 +33,10 @@ export interface RemoteExecutorOptions {
   label: string
   /** Set when argv runs the system ssh: failures are worded for ssh. */
   ssh?: { host: string; remoteBin: string }
+  /** The child's whole environment (default: this process's). */
   env?: Record<string, string | undefined>
+  /** The agent's own executor on this machine (in its sandbox): messages say "the local executor". */
+  local?: boolean
   /** How long past a script's time limit to wait for its result (default 15 s). */
   answerGraceMs?: number
 }
@@ -51,6 +55,8 @@ export class RemoteExecutor implements Executor {
   private readonly stderrLines: string[] = []
   private readonly exited: Promise<{ code: number | null; signal: string | null; error?: Error }>
   private handshake: Capabilities | undefined
+  /** The capabilities the executor announced when it started (its sandbox, its directory). */
+  announced: Capabilities | undefined
   private connected = false
   private closing = false
 
@@ -82,7 +88,7 @@ export class RemoteExecutor implements Executor {
   static async start(options: RemoteExecutorOptions): Promise<RemoteExecutor> {
     const child = spawn(options.argv[0]!, options.argv.slice(1), {
       stdio: ["pipe", "pipe", "pipe"],
-      env: options.env ? { ...process.env, ...options.env } : process.env,
+      env: options.env ?? process.env,
     })
     const remote = new RemoteExecutor(options, child)
     try {
@@ -95,7 +101,8 @@ export class RemoteExecutor implements Executor {
   }
 
   private get who(): string {
-    return this.options.ssh ? `the executor on ${this.options.ssh.host}` : `the executor command (${this.options.label})`
+    if (this.options.ssh) return `the executor on ${this.options.ssh.host}`
+    return this.options.local ? "the local executor" : `the executor command (${this.options.label})`
   }
 
   private async checkVersion(): Promise<void> {
@@ -117,6 +124,7 @@ export class RemoteExecutor implements Executor {
       )
     }
     this.handshake = this.parseCapabilities(raw)
+    this.announced = this.handshake
     this.connected = true
   }
 
@@ -158,7 +166,8 @@ export class RemoteExecutor implements Executor {
           this.client.pauseUntil(new Promise<void>((resolve) => (release = resolve)))
         }
       } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
-      else this.answerSubagent(output.id, output.prompt, options)
+      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, options)
+      else this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
       wake?.()
     }
     const cancel = () => {
@@ -190,7 +199,8 @@ export class RemoteExecutor implements Executor {
         ),
       )
     }
-    deadline = setTimeout(overdue, limitMs + graceMs)
+    // A timer holds at most 2^31 - 1 ms (about 24.8 days); past that the script's own limit rules.
+    deadline = setTimeout(overdue, Math.min(limitMs + graceMs, 2 ** 31 - 1))
     try {
       while (true) {
         if (queue.length > 0) {
@@ -247,9 +257,27 @@ export class RemoteExecutor implements Executor {
       .catch(() => {})
   }
 
-  async executeUnsafe(tool: string, params: unknown): Promise<unknown> {
+  /** The executor asks for an agent-side service: this process, the agent's side, runs it. */
+  private answerAgentCall(id: string | number, service: string, params: unknown, onAgentCall?: AgentCall): void {
+    const call =
+      onAgentCall ??
+      (async (name: string, value: unknown) => (await import("../tools/agent-services.ts")).runAgentService(name, value))
+    Promise.resolve()
+      .then(() => call(service, params))
+      .then(
+        (result) => ({ id, result }),
+        (error) => ({ id, error: errorMessage(error) }),
+      )
+      .then((answer) => this.client.request("agentCallResult", answer))
+      .catch(() => {})
+  }
+
+  async executeUnsafe(tool: string, params: unknown, options: { onAgentCall?: AgentCall } = {}): Promise<unknown> {
+    const onOutput = (output: Output) => {
+      if (output._tag === "AgentCall") this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
+    }
     try {
-      return await this.client.request("executeUnsafe", { tool, params })
+      return await this.client.request("executeUnsafe", { tool, params }, { onOutput })
     } catch (error) {
       if (!(error instanceof RpcResponseError)) throw error
       if (error.code === ErrorCode.cancelled) throw this.shutDown()

@@ -36,6 +36,12 @@ export const SubagentOutputParamsSchema = v.looseObject({
   /** When set, the sub-agent failed and the script's delegate() rejects with this message. */
   error: v.optional(v.string()),
 })
+/** The agent's answer to an AgentCall output: the service's result, or `error` (the call rejects). */
+export const AgentCallResultParamsSchema = v.looseObject({
+  id: RequestIdSchema,
+  result: v.optional(v.unknown()),
+  error: v.optional(v.string()),
+})
 export const ExecuteUnsafeParamsSchema = v.looseObject({
   tool: v.string(),
   params: v.optional(v.unknown()),
@@ -56,6 +62,8 @@ export const OutputSchema = v.variant("_tag", [
   v.looseObject({ _tag: v.literal("Text"), text: v.string() }),
   v.looseObject({ _tag: v.literal("TaskComplete"), summary: v.string() }),
   v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string() }),
+  /** A script asks for an agent-side service (webSearch); answered with agentCallResult. */
+  v.looseObject({ _tag: v.literal("AgentCall"), id: RequestIdSchema, service: v.string(), params: v.unknown() }),
 ])
 export type Output = v.InferOutput<typeof OutputSchema>
 

@@ -4,7 +4,7 @@
  * input ends, running executes are cancelled, the executor is closed, and the promise resolves.
  */
 import * as v from "valibot"
-import { CancelledError, ExecuteParamsSchema, type Executor, InvalidParamsError, ScriptError, ToolError, UnknownToolError } from "../contract.ts"
+import { type AgentCall, CancelledError, ExecuteParamsSchema, type Executor, InvalidParamsError, ScriptError, ToolError, UnknownToolError } from "../contract.ts"
 import { formatIssues } from "../errors.ts"
 import { PROTOCOL_VERSION } from "../version.ts"
 import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
@@ -16,6 +16,7 @@ import {
   idKey,
   RequestSchema,
   SubagentOutputParamsSchema,
+  AgentCallResultParamsSchema,
   wireIssues,
   type Output,
   type RequestId,
@@ -44,9 +45,10 @@ class RpcError extends Error {
   }
 }
 
-interface WaitingSubagent {
+/** A question to the agent (a sub-agent, an agent-side service) that a script waits on. */
+interface Waiting {
   executeKey: string
-  resolve(output: string): void
+  resolve(value: unknown): void
   reject(error: Error): void
 }
 
@@ -61,9 +63,32 @@ export async function serveExecutor(
   const inFlight = new Set<string>()
   /** Running executes by request id, each with the way to cancel it. */
   const executes = new Map<string, AbortController>()
-  const subagents = new Map<string, WaitingSubagent>()
+  const subagents = new Map<string, Waiting>()
+  const agentCalls = new Map<string, Waiting>()
   const tasks = new Set<Promise<void>>()
   let nextSubagentId = 1
+  let nextAgentCallId = 1
+
+  /** onAgentCall for the request `key`: an AgentCall output, answered by agentCallResult. */
+  const agentCallVia =
+    (key: string, notify: (output: Output) => void, signal?: AbortSignal): AgentCall =>
+    (service, callParams) => {
+      if (signal?.aborted) return Promise.reject(new CancelledError())
+      const callId = nextAgentCallId++
+      notify({ _tag: "AgentCall", id: callId, service, params: callParams })
+      return new Promise((resolve, reject) => agentCalls.set(idKey(callId), { executeKey: key, resolve, reject }))
+    }
+
+  /** The questions of request `key` still unanswered when it ends can no longer be answered. */
+  const forgetWaiting = (key: string) => {
+    for (const waiting of [subagents, agentCalls]) {
+      for (const [waitKey, entry] of waiting) {
+        if (entry.executeKey !== key) continue
+        waiting.delete(waitKey)
+        entry.reject(new CancelledError("the request that asked this ended"))
+      }
+    }
+  }
 
   const reply = (id: RequestId | null, result: unknown) =>
     writer.send({ jsonrpc: "2.0", id, result: result === undefined ? null : result })
@@ -110,9 +135,10 @@ export async function serveExecutor(
           flushText()
           notify({ _tag: "Subagent", id: subId, prompt })
           return new Promise<string>((resolve, reject) => {
-            subagents.set(idKey(subId), { executeKey: key, resolve, reject })
+            subagents.set(idKey(subId), { executeKey: key, resolve: (value) => resolve(value as string), reject })
           })
         },
+        onAgentCall: agentCallVia(key, (out) => (flushText(), notify(out)), controller.signal),
       })
       for await (const chunk of iterable) {
         text += chunk
@@ -138,19 +164,16 @@ export async function serveExecutor(
       const message = errorMessage(error)
       return { ok: false, error: message.split("\n")[0] ?? "" }
     } finally {
-      for (const [subKey, waiting] of subagents) {
-        if (waiting.executeKey !== key) continue
-        subagents.delete(subKey)
-        waiting.reject(new CancelledError("the execute that started this sub-agent ended"))
-      }
+      forgetWaiting(key)
       executes.delete(key)
     }
   }
 
-  async function runExecuteUnsafe(raw: unknown): Promise<unknown> {
+  async function runExecuteUnsafe(id: RequestId, raw: unknown): Promise<unknown> {
     const { tool, params: toolParams } = params("executeUnsafe", ExecuteUnsafeParamsSchema, raw)
+    const notify = (out: Output) => writer.send({ jsonrpc: "2.0", method: "execute/output", params: { id, output: out } })
     try {
-      return await executor.executeUnsafe(tool, toolParams)
+      return await executor.executeUnsafe(tool, toolParams, { onAgentCall: agentCallVia(idKey(id), notify) })
     } catch (error) {
       if (error instanceof UnknownToolError) {
         throw new RpcError(ErrorCode.invalidParams, error.message, { unknownTool: error.tool, tools: error.known })
@@ -162,6 +185,8 @@ export async function serveExecutor(
       if (error instanceof ToolError) throw new RpcError(ErrorCode.toolFailed, error.message)
       const message = errorMessage(error)
       throw new RpcError(ErrorCode.toolFailed, `${tool}: ${message.split("\n")[0]}`)
+    } finally {
+      forgetWaiting(idKey(id))
     }
   }
 
@@ -183,6 +208,16 @@ export async function serveExecutor(
     return null
   }
 
+  function agentCallResult(raw: unknown): null {
+    const { id, result, error } = params("agentCallResult", AgentCallResultParamsSchema, raw)
+    const waiting = agentCalls.get(idKey(id))
+    if (!waiting) throw new RpcError(ErrorCode.invalidParams, `agentCallResult: no agent call is waiting with id ${JSON.stringify(id)}`)
+    agentCalls.delete(idKey(id))
+    if (error !== undefined) waiting.reject(new ToolError(error))
+    else waiting.resolve(result)
+    return null
+  }
+
   function cancel(raw: unknown): null {
     const { id } = params("$/cancel", CancelParamsSchema, raw)
     const running = executes.get(idKey(id))
@@ -194,8 +229,9 @@ export async function serveExecutor(
   const methods: Record<string, (id: RequestId, params: unknown) => unknown> = {
     capabilities: (_id, raw) => runCapabilities(raw),
     execute: (id, raw) => runExecute(id, raw),
-    executeUnsafe: (_id, raw) => runExecuteUnsafe(raw),
+    executeUnsafe: (id, raw) => runExecuteUnsafe(id, raw),
     subagentOutput: (_id, raw) => subagentOutput(raw),
+    agentCallResult: (_id, raw) => agentCallResult(raw),
   }
 
   /** JSON-RPC never answers a notification: what is wrong with one goes to the log. */
@@ -293,8 +329,9 @@ export async function serveExecutor(
 
   // The agent is gone: stop everything this connection started.
   for (const running of executes.values()) running.abort(SHUTDOWN)
-  for (const waiting of subagents.values()) waiting.reject(new CancelledError())
+  for (const waiting of [...subagents.values(), ...agentCalls.values()]) waiting.reject(new CancelledError())
   subagents.clear()
+  agentCalls.clear()
   await Promise.race([Promise.allSettled([...tasks]), new Promise((resolve) => setTimeout(resolve, 5000).unref())])
   writer.flush()
   await executor.close()

@@ -13,6 +13,8 @@ export interface ToolContext {
   signal: AbortSignal
   onTaskComplete(summary: string): void
   onSubagent(prompt: string): Promise<string>
+  /** Asks the agent's side for a service that needs its keys or network (webSearch). */
+  agentCall(service: string, params: unknown): Promise<unknown>
   /** Per-executor todo list. */
   todos: TodoStore
   /** Every child process a tool starts is registered here so cancellation can kill it. */

@@ -1,6 +1,7 @@
 import * as v from "valibot"
 import { defineTool, type Tool } from "./tool.ts"
-import { DEFAULT_MAX_CHARACTERS, DEFAULT_RESULTS, exaSearch } from "./web/exa.ts"
+import { WebSearchParamsSchema } from "./agent-services.ts"
+import { DEFAULT_MAX_CHARACTERS, DEFAULT_RESULTS } from "./web/exa.ts"
 import { fetchMarkdown } from "./web/fetch-markdown.ts"
 
 export const webTools: Tool[] = [
@@ -8,18 +9,13 @@ export const webTools: Tool[] = [
     name: "webSearch",
     description: "Search the web (Exa; needs EXA_API_KEY); results as markdown with title, URL, date and text.",
     params: v.object({
-      query: v.pipe(v.string(), v.minLength(1)),
-      numResults: v.pipe(
-        v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(25))),
-        v.description(`default ${DEFAULT_RESULTS}`),
-      ),
-      maxCharacters: v.pipe(
-        v.optional(v.pipe(v.number(), v.integer(), v.minValue(100))),
-        v.description(`text per result, default ${DEFAULT_MAX_CHARACTERS}`),
-      ),
+      ...WebSearchParamsSchema.entries,
+      numResults: v.pipe(WebSearchParamsSchema.entries.numResults, v.description(`default ${DEFAULT_RESULTS}`)),
+      maxCharacters: v.pipe(WebSearchParamsSchema.entries.maxCharacters, v.description(`text per result, default ${DEFAULT_MAX_CHARACTERS}`)),
     }),
     result: v.string(),
-    run: (params, ctx) => exaSearch(params, process.env, ctx.signal),
+    // Served by the agent, which holds EXA_API_KEY and the network; the executor has neither.
+    run: async (params, ctx) => (await ctx.agentCall("webSearch", params)) as string,
   }),
   defineTool({
     name: "fetchMarkdown",

@@ -1,9 +1,9 @@
 import { afterEach, expect, test } from "bun:test"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
-import { isRunning } from "../support/processes.ts"
+import { findProcess, isRunning } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const dir = temporaryDirectory("clanka-signals-")
@@ -14,10 +14,14 @@ afterEach(async () => {
   server = undefined
 })
 
-/** A command that writes its pid to a fresh file, then sleeps as that same process. */
-function sleeper(): { command: string; pidFile: string } {
+/**
+ * A command that writes a file once it runs, then sleeps as a `sleep` no other process has: the
+ * test finds it by its command line (inside the OS sandbox its own pid is another namespace's).
+ */
+function sleeper(): { command: string; pidFile: string; argv: string[] } {
   const pidFile = join(dir, `pid-${++count}`)
-  return { command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep 205`, pidFile }
+  const seconds = `205.${count}`
+  return { command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep ${seconds}`, pidFile, argv: ["sleep", seconds] }
 }
 
 const dead = (pid: number) => !isRunning(pid)
@@ -31,7 +35,7 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
 }
 
 /** Starts clanka, waits until the sleeper runs, sends `signal`, and returns how clanka ended. */
-async function interrupt(args: string[], pidFile: string, signal: NodeJS.Signals, env: Record<string, string> = {}) {
+async function interrupt(args: string[], { pidFile, argv }: { pidFile: string; argv: string[] }, signal: NodeJS.Signals, env: Record<string, string> = {}) {
   const child = Bun.spawn([BUN, MAIN, ...args], {
     cwd: dir,
     env: { ...process.env, NO_COLOR: "1", ...env },
@@ -42,8 +46,8 @@ async function interrupt(args: string[], pidFile: string, signal: NodeJS.Signals
   })
   const stdout = new Response(child.stdout).text()
   const stderr = new Response(child.stderr).text()
-  await until(() => existsSync(pidFile))
-  const pid = Number(readFileSync(pidFile, "utf8"))
+  await until(() => existsSync(pidFile) && findProcess(argv) !== undefined)
+  const pid = findProcess(argv)!
   expect(dead(pid)).toBe(false)
   child.kill(signal)
   const code = await child.exited
@@ -53,33 +57,33 @@ async function interrupt(args: string[], pidFile: string, signal: NodeJS.Signals
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   test(`clanka tool bash: ${signal} kills the command and exits 130`, async () => {
-    const { command, pidFile } = sleeper()
-    const result = await interrupt(["tool", "bash", JSON.stringify({ command })], pidFile, signal)
+    const { command, ...sleeping } = sleeper()
+    const result = await interrupt(["tool", "bash", JSON.stringify({ command })], sleeping, signal)
     expect(result).toEqual({ code: 130, stdout: "", stderr: "", sleeperDead: true })
   })
 }
 
 test("clanka exec: SIGTERM stops the script, kills what it started and exits 130", async () => {
-  const { command, pidFile } = sleeper()
-  const result = await interrupt(["exec", "-e", `await bash({ command: ${JSON.stringify(command)} })`], pidFile, "SIGTERM")
+  const { command, ...sleeping } = sleeper()
+  const result = await interrupt(["exec", "-e", `await bash({ command: ${JSON.stringify(command)} })`], sleeping, "SIGTERM")
   expect(result).toEqual({ code: 130, stdout: "", stderr: "", sleeperDead: true })
 })
 
 test("clanka exec --executor: SIGHUP closes the executor, which kills what the script started", async () => {
-  const { command, pidFile } = sleeper()
+  const { command, ...sleeping } = sleeper()
   const executor = `${BUN} ${MAIN} executor -C ${dir}`
   const script = `console.log("started"); await bash({ command: ${JSON.stringify(command)} })`
-  const result = await interrupt(["exec", "--executor", executor, "-e", script], pidFile, "SIGHUP")
+  const result = await interrupt(["exec", "--executor", executor, "-e", script], sleeping, "SIGHUP")
   expect(result).toEqual({ code: 130, stdout: "started\n", stderr: "", sleeperDead: true })
 })
 
 test("clanka run --json: SIGTERM ends with an AgentError line, kills what the script started, exit 130", async () => {
-  const { command, pidFile } = sleeper()
+  const { command, ...sleeping } = sleeper()
   server = await startFakeModel("anthropic", [
     { blocks: [{ type: "execute", script: `await bash({ command: ${JSON.stringify(command)} })` }] },
   ])
   const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5" }
-  const result = await interrupt(["run", "--json", "-C", dir, "wait"], pidFile, "SIGTERM", env)
+  const result = await interrupt(["run", "--json", "-C", dir, "wait"], sleeping, "SIGTERM", env)
   expect(result.code).toBe(130)
   expect(result.sleeperDead).toBe(true)
   expect(result.stderr).toBe("clanka: interrupted\n")
@@ -88,7 +92,7 @@ test("clanka run --json: SIGTERM ends with an AgentError line, kills what the sc
 })
 
 test("clanka run in conversation: SIGTERM during a turn stops it, kills what it started, exit 130", async () => {
-  const { command, pidFile } = sleeper()
+  const { command, ...sleeping } = sleeper()
   server = await startFakeModel("anthropic", [
     { blocks: [{ type: "execute", script: `await bash({ command: ${JSON.stringify(command)} })` }] },
   ])
@@ -102,8 +106,8 @@ test("clanka run in conversation: SIGTERM during a turn stops it, kills what it 
   try {
     await until(() => screen.includes("› "))
     child.terminal!.write("wait\r")
-    await until(() => existsSync(pidFile))
-    const pid = Number(readFileSync(pidFile, "utf8"))
+    await until(() => existsSync(sleeping.pidFile) && findProcess(sleeping.argv) !== undefined)
+    const pid = findProcess(sleeping.argv)!
     child.kill("SIGTERM")
     expect(await Promise.race([child.exited, Bun.sleep(10_000).then(() => "still running")])).toBe(130)
     expect(dead(pid)).toBe(true)

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
-import { isRunning } from "../support/processes.ts"
+import { findProcess, isRunning } from "../support/processes.ts"
 import { RawSession } from "../protocol/raw-session.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
@@ -25,8 +25,8 @@ const pidIn = (file: string) => Number(readFileSync(join(directory, file), "utf8
 const escapees = (name: string) =>
   `await bash({ command: "setsid sh -c 'echo $$ > ${name}-setsid.pid; exec sleep 300' >/dev/null 2>&1 & (sh -c 'echo $$ > ${name}-orphan.pid; exec sleep 300' >/dev/null 2>&1 &) ; sleep 0.2" })`
 
-test("a script's setsid and double-forked children end when clanka exec ends", async () => {
-  const result = await clanka(["exec", "-C", directory, "-e", escapees("exec")])
+test("without the OS sandbox, a script's setsid and double-forked children end when clanka exec ends", async () => {
+  const result = await clanka(["exec", "-C", directory, "--sandbox", "off", "-e", escapees("exec")])
   expect(result).toEqual({ code: 0, stdout: "", stderr: "" })
   const pids = [pidIn("exec-setsid.pid"), pidIn("exec-orphan.pid")]
   expect(await until(() => pids.every((pid) => !isRunning(pid)))).toBe(true)
@@ -42,4 +42,12 @@ test("a SIGKILLed executor leaves nothing running: its guardian kills what the s
   session.child.kill("SIGKILL")
   await session.exited
   expect(await until(() => pids.every((pid) => !isRunning(pid)))).toBe(true)
+})
+
+test("in the OS sandbox, a setsid sleeper is gone after the run: its pid namespace ends with the executor", async () => {
+  const script = `await bash({ command: "setsid sleep 300.7 >/dev/null 2>&1 & (sleep 300.8 >/dev/null 2>&1 &); sleep 0.2" })`
+  const run = clanka(["exec", "-C", directory, "--sandbox", "workspace-write", "-e", `${script}; console.log("started"); await sleep(1000)`])
+  expect(await until(() => findProcess(["sleep", "300.7"]) !== undefined && findProcess(["sleep", "300.8"]) !== undefined)).toBe(true)
+  expect(await run).toEqual({ code: 0, stdout: "started\n", stderr: "" })
+  expect(await until(() => findProcess(["sleep", "300.7"]) === undefined && findProcess(["sleep", "300.8"]) === undefined, 2000)).toBe(true)
 })

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 
 /**
  * Whether a process is still running. A killed process may linger as a zombie until PID 1 reaps
@@ -10,4 +10,22 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * The pid of a running process whose command line is exactly `argv` (e.g. a `sleep 205.3` whose
+ * duration no other process uses), as this machine sees it: a process in the executor's pid
+ * namespace writes its own pid there, which is not the one here.
+ */
+export function findProcess(argv: string[]): number | undefined {
+  const wanted = argv.join("\0") + "\0"
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === wanted && isRunning(Number(name))) return Number(name)
+    } catch {
+      // gone
+    }
+  }
+  return undefined
 }

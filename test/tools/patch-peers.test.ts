@@ -4,6 +4,7 @@ import { dirname, join, relative } from "node:path"
 import { ToolError } from "../../src/errors.ts"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
 import { UNRESTRICTED } from "../../src/contract.ts"
+import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -119,6 +120,7 @@ function context(directory: string): ToolContext {
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
     policy: UNRESTRICTED,
+    agentCall: runAgentService,
   }
 }
 

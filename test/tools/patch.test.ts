@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
 import { UNRESTRICTED } from "../../src/contract.ts"
+import { runAgentService } from "../../src/tools/agent-services.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -29,6 +30,7 @@ function context(directory = dir, signal = new AbortController().signal): ToolCo
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
     policy: UNRESTRICTED,
+    agentCall: runAgentService,
   }
 }
 

@@ -33,7 +33,8 @@ async function clanka(args: string[], env: Record<string, string | undefined>) {
 }
 
 test.skipIf(!hasRg)(needsRg("clanka tool rg with rg on PATH: rg answers, once"), async () => {
-  const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], {
+  // Off: the fake rg and the file it records to live outside the workspace.
+  const withRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir, "--sandbox", "off"], {
     CLANKA_SEARCH_ENGINE: undefined,
     PATH: `${fakeBin}:${process.env.PATH}`,
   })
@@ -44,7 +45,7 @@ test.skipIf(!hasRg)(needsRg("clanka tool rg with rg on PATH: rg answers, once"),
 })
 
 test("clanka tool rg without rg on PATH (a fresh remote host): the built-in search answers", async () => {
-  const withoutRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir], { CLANKA_SEARCH_ENGINE: undefined, PATH: "/nonexistent" })
+  const withoutRg = await clanka(["tool", "rg", '{"pattern":"needle"}', "-C", dir, "--sandbox", "off"], { CLANKA_SEARCH_ENGINE: undefined, PATH: "/nonexistent" })
   expect(withoutRg).toEqual({ stdout: expected, stderr: "", code: 0 })
 })
 

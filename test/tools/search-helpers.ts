@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import path from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
 import { UNRESTRICTED } from "../../src/contract.ts"
+import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -45,6 +46,7 @@ export function makeContext(directory: string, signal = new AbortController().si
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
     policy: UNRESTRICTED,
+    agentCall: runAgentService,
   }
 }
 

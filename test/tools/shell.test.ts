@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ProcessRegistry } from "../../src/tools/processes.ts"
 import { UNRESTRICTED } from "../../src/contract.ts"
+import { runAgentService } from "../../src/tools/agent-services.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
 import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
@@ -22,6 +23,7 @@ beforeEach(() => {
     todos: new TodoStore(),
     processes: new ProcessRegistry(),
     policy: UNRESTRICTED,
+    agentCall: runAgentService,
   }
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

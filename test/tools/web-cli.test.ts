@@ -19,7 +19,7 @@ const base = site.base
 afterAll(() => site.stop())
 
 test("fetchMarkdown inside a clanka exec script follows the redirect and prints markdown", async () => {
-  const result = await clanka(["exec", "-e", `console.log(await fetchMarkdown(${JSON.stringify(`${base}/old`)}))`])
+  const result = await clanka(["exec", "--network", "-e", `console.log(await fetchMarkdown(${JSON.stringify(`${base}/old`)}))`])
   expect(result.stderr).toBe("")
   expect(result.code).toBe(0)
   expect(result.stdout).toContain("# Title")

@@ -1,0 +1,25 @@
+/**
+ * The environment of an executor the agent starts: an allow-list, so the agent's keys never enter
+ * it. Names given with --env pass too; nothing else does.
+ */
+const ALLOWED = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TZ", "TMPDIR", "SHELL"]
+/** Settings of clanka's own that the executor reads (none of them secret). */
+const CLANKA_SETTINGS = ["CLANKA_DEBUG", "CLANKA_SCRIPT_MEMORY_MB", "CLANKA_SEARCH_ENGINE"]
+/** Names that look like secrets: never passed unless named with --env. */
+const SECRET = /_API_KEY$|_TOKEN$|_SECRET|PASSWORD/i
+
+export function executorEnv(named: readonly string[] = [], from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(from)) {
+    if (value === undefined) continue
+    const allowed = ALLOWED.includes(name) || name.startsWith("LC_") || CLANKA_SETTINGS.includes(name)
+    if ((allowed && !SECRET.test(name)) || named.includes(name)) env[name] = value
+  }
+  return env
+}
+
+/** `--env NAME`: a variable name, not NAME=VALUE (the value comes from this environment). */
+export function checkEnvName(name: string): string | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `--env takes a variable name such as GH_TOKEN, got "${name}"`
+  return undefined
+}

@@ -1,0 +1,111 @@
+/**
+ * The OS sandbox an executor runs in: on Linux a bubblewrap (`bwrap`) container with its own pid,
+ * ipc and uts namespaces (and network, unless allowed), the root read-only, the workspace, a
+ * private /tmp and the --writable roots writable; on macOS `sandbox-exec` with a generated profile.
+ * The executor inside enforces the same policy in its fs tools (src/tools/write-policy.ts).
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, realpathSync } from "node:fs"
+import { resolve } from "node:path"
+import type { SandboxMode, SandboxPolicy } from "../contract.ts"
+import { UsageError } from "../errors.ts"
+
+/** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
+export const INSIDE_VARIABLE = "CLANKA_SANDBOX_INSIDE"
+
+/** What the user asked for: a mode, or `auto` (workspace-write where the OS sandbox works, else off). */
+export type SandboxRequest = SandboxMode | "auto"
+
+const INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)"
+
+function bwrapBinary(): string {
+  return process.env.CLANKA_BWRAP || "bwrap"
+}
+
+let works: boolean | undefined
+/** Whether the OS sandbox can be had here: bwrap exists and may create the namespaces. */
+export function osSandboxWorks(): boolean {
+  if (process.platform === "darwin") return existsSync("/usr/bin/sandbox-exec")
+  if (process.platform !== "linux") return false
+  works ??= spawnSync(bwrapBinary(), ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
+    stdio: "ignore",
+    timeout: 5000,
+  }).status === 0
+  return works
+}
+
+/**
+ * The mode in effect for a request: `auto` falls back to off (with `warning` to print once) where
+ * the OS sandbox cannot be had; an explicit mode that cannot be had is a usage error.
+ */
+export function resolveSandbox(request: SandboxRequest, network: boolean, writable: readonly string[]): { policy: SandboxPolicy; warning?: string } {
+  const policy = (mode: SandboxMode): SandboxPolicy => ({ mode, network: mode === "off" ? true : network, writable: writable.map((dir) => resolve(dir)) })
+  if (request === "off") return { policy: policy("off") }
+  if (osSandboxWorks()) return { policy: policy(request === "auto" ? "workspace-write" : request) }
+  const what = process.platform === "darwin" ? "sandbox-exec is not available" : `bubblewrap (${bwrapBinary()}) is not available or cannot create namespaces here`
+  if (request === "auto") {
+    return {
+      policy: policy("off"),
+      warning: `${what}, so scripts run without the OS sandbox; ${INSTALL_HINT}, or pass --sandbox off to say this is intended`,
+    }
+  }
+  throw new UsageError(`--sandbox ${request} needs the OS sandbox, but ${what}; ${INSTALL_HINT}, or pass --sandbox off`)
+}
+
+/** `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off. */
+export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy): string[] {
+  if (policy.mode === "off") return argv
+  if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy), ...argv]
+  const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
+  const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+  // The private /tmp hides whatever lived under the real one: what the executor needs from there
+  // (the program, when clanka itself runs from /tmp) comes back read-only.
+  for (const path of argv) {
+    const top = underTmp(path)
+    if (top && top !== underTmp(workspace)) args.push("--ro-bind", top, top)
+  }
+  args.push(bind, workspace, workspace)
+  if (policy.mode === "workspace-write") for (const dir of policy.writable) if (existsSync(dir)) args.push("--bind", dir, dir)
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
+  if (!policy.network) args.push("--unshare-net")
+  args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
+  args.push("--chdir", workspace, "--", ...argv)
+  return args
+}
+
+/** `/tmp/x` for an existing path under /tmp (after symlinks), else undefined. */
+function underTmp(path: string): string | undefined {
+  if (!path.startsWith("/")) return undefined
+  let real: string
+  try {
+    real = realpathSync(path)
+  } catch {
+    return undefined
+  }
+  const match = real.match(/^\/tmp\/[^/]+/)
+  return match?.[0]
+}
+
+/** A sandbox-exec profile with the same rule (macOS; written here, not run on this project's machines). */
+export function seatbeltProfile(workspace: string, policy: SandboxPolicy): string {
+  const quote = (path: string) => JSON.stringify(path)
+  const writable = policy.mode === "workspace-write" ? [workspace, ...policy.writable, "/private/tmp", "/private/var/folders"] : []
+  const rules = [
+    "(version 1)",
+    "(allow default)",
+    "(deny file-write*)",
+    `(allow file-write* (literal "/dev/null") (literal "/dev/tty")${writable.map((dir) => ` (subpath ${quote(dir)})`).join("")})`,
+  ]
+  if (!policy.network) rules.push("(deny network*)", '(allow network* (remote ip "localhost:*"))', '(allow network* (local ip "localhost:*"))')
+  return rules.join("\n")
+}
+
+/** The `clanka executor` flags that ask for `policy` (`--sandbox MODE [--network] [--writable DIR]…`). */
+export function sandboxFlags(policy: Pick<SandboxPolicy, "network" | "writable"> & { mode: SandboxRequest }): string[] {
+  return [
+    "--sandbox",
+    policy.mode,
+    ...(policy.network ? ["--network"] : []),
+    ...policy.writable.flatMap((dir) => ["--writable", dir]),
+  ]
+}

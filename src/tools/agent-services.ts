@@ -1,0 +1,26 @@
+/**
+ * Services that need the agent's keys or network, run on the agent's side: an executor asks for
+ * them through its ExecuteOptions.onAgentCall (over the protocol, an `AgentCall` output answered
+ * with `agentCallResult`), so a key such as EXA_API_KEY never enters the executor. The same path
+ * will serve embeddings and remote MCP servers.
+ */
+import * as v from "valibot"
+import { ToolError } from "../errors.ts"
+import { exaSearch } from "./web/exa.ts"
+
+export const WebSearchParamsSchema = v.object({
+  query: v.pipe(v.string(), v.minLength(1)),
+  numResults: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(25))),
+  maxCharacters: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100))),
+})
+
+const services: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {
+  webSearch: (params, signal) => exaSearch(v.parse(WebSearchParamsSchema, params), process.env, signal),
+}
+
+/** Runs an agent-side service in this process, with this process's keys. */
+export async function runAgentService(service: string, params: unknown, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+  const run = services[service]
+  if (!run) throw new ToolError(`no agent-side service "${service}"`)
+  return run(params, signal)
+}
