@@ -126,6 +126,9 @@ describe("workspace-write: writeFile", () => {
     await call("writeFile", { path: "dangling.txt", content: "d" })
     expect(isLink(join(app, "dangling.txt"))).toBe(false)
     expect(read(join(app, "dangling.txt"))).toBe("d")
+    symlinkSync(join(top, "planted.txt"), join(app, "dangling2.txt"))
+    expect(await call("applyPatch", "*** Begin Patch\n*** Add File: dangling2.txt\n+d\n*** End Patch")).toBe("A dangling2.txt")
+    expect(isLink(join(app, "dangling2.txt"))).toBe(false)
     expect(existsSync(join(top, "planted.txt"))).toBe(false)
   })
 
@@ -277,6 +280,93 @@ describe("workspace-write: renameFile", () => {
   })
 })
 
+describe("workspace-write: applyPatch", () => {
+  const NO_CHANGE = "; no file was changed"
+
+  test("refuses *** Add File: ../f", async () => {
+    const patch = "*** Begin Patch\n*** Add File: ../f\n+hello\n*** End Patch"
+    expect(await refusal("applyPatch", patch)).toBe(outside("applyPatch", "../f", join(top, "f")) + NO_CHANGE)
+    expect(existsSync(join(top, "f"))).toBe(false)
+  })
+
+  test("is all or nothing: a file inside is not changed when another target is outside", async () => {
+    writeFileSync(join(app, "a.txt"), "one\n")
+    const patch = ["*** Begin Patch", "*** Update File: a.txt", "@@", "-one", "+two", "*** Add File: ../f", "+hello", "*** Add File: new.txt", "+new", "*** End Patch"].join("\n")
+    expect(await refusal("applyPatch", patch)).toBe(outside("applyPatch", "../f", join(top, "f")) + NO_CHANGE)
+    expect(read(join(app, "a.txt"))).toBe("one\n")
+    expect(existsSync(join(app, "new.txt"))).toBe(false)
+    expect(existsSync(join(top, "f"))).toBe(false)
+  })
+
+  test("refuses *** Move to: ../../g; the source stays as it was", async () => {
+    writeFileSync(join(app, "a.txt"), "one\n")
+    const patch = ["*** Begin Patch", "*** Update File: a.txt", "*** Move to: ../../g", "@@", "-one", "+two", "*** End Patch"].join("\n")
+    expect(await refusal("applyPatch", patch)).toBe(outside("applyPatch", "../../g", join(base, "g")) + NO_CHANGE)
+    expect(read(join(app, "a.txt"))).toBe("one\n")
+    expect(existsSync(join(base, "g"))).toBe(false)
+  })
+
+  test("refuses moving a file from outside into the workspace", async () => {
+    writeFileSync(join(top, "x"), "one\n")
+    const patch = ["*** Begin Patch", "*** Update File: ../x", "*** Move to: x", "@@", "-one", "+two", "*** End Patch"].join("\n")
+    expect(await refusal("applyPatch", patch)).toBe(outside("applyPatch", "../x", join(top, "x")) + NO_CHANGE)
+    expect(read(join(top, "x"))).toBe("one\n")
+    expect(existsSync(join(app, "x"))).toBe(false)
+  })
+
+  test("refuses a git diff whose +++ b/../x leaves the workspace (it may still read the file)", async () => {
+    writeFileSync(join(top, "x"), "one\n")
+    const patch = ["diff --git a/../x b/../x", "--- a/../x", "+++ b/../x", "@@ -1 +1 @@", "-one", "+two", ""].join("\n")
+    expect(await refusal("applyPatch", patch)).toBe(outside("applyPatch", "../x", join(top, "x")) + NO_CHANGE)
+    expect(read(join(top, "x"))).toBe("one\n")
+    const added = ["diff --git a/../y b/../y", "new file mode 100644", "--- /dev/null", "+++ b/../y", "@@ -0,0 +1 @@", "+y", ""].join("\n")
+    expect(await refusal("applyPatch", added)).toBe(outside("applyPatch", "../y", join(top, "y")) + NO_CHANGE)
+    expect(existsSync(join(top, "y"))).toBe(false)
+  })
+
+  test("refuses *** Delete File outside and an absolute path outside", async () => {
+    writeFileSync(join(top, "x"), "x\n")
+    expect(await refusal("applyPatch", "*** Begin Patch\n*** Delete File: ../x\n*** End Patch")).toBe(
+      outside("applyPatch", "../x", join(top, "x")) + NO_CHANGE,
+    )
+    const path = join(top, "abs.txt")
+    expect(await refusal("applyPatch", `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch`)).toBe(outside("applyPatch", path, path) + NO_CHANGE)
+    expect(existsSync(join(top, "x"))).toBe(true)
+    expect(existsSync(path)).toBe(false)
+  })
+
+  test("refuses targets through a symlinked directory and a symlink file that point outside", async () => {
+    const elsewhere = linkedDirectory()
+    const secret = linkedFile()
+    expect(await refusal("applyPatch", "*** Begin Patch\n*** Add File: out/n.txt\n+x\n*** End Patch")).toBe(
+      outside("applyPatch", "out/n.txt", join(elsewhere, "n.txt")) + NO_CHANGE,
+    )
+    const update = ["*** Begin Patch", "*** Update File: link.txt", "@@", "-secret", "+pwned", "*** End Patch"].join("\n")
+    expect(await refusal("applyPatch", update)).toBe(outside("applyPatch", "link.txt", secret) + NO_CHANGE)
+    expect(existsSync(join(elsewhere, "n.txt"))).toBe(false)
+    expect(read(secret)).toBe("secret\n")
+  })
+
+  test("deletes a symlink inside that points outside, not its target", async () => {
+    const secret = linkedFile()
+    expect(await call("applyPatch", "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch")).toBe("D link.txt")
+    expect(existsSync(join(app, "link.txt"))).toBe(false)
+    expect(read(secret)).toBe("secret\n")
+  })
+
+  test("applies inside the workspace and in the temp directory", async () => {
+    writeFileSync(join(app, "a.txt"), "one\n")
+    const inTemp = join(tmpdir(), `clanka-write-policy-patch-${process.pid}.txt`)
+    try {
+      const patch = ["*** Begin Patch", "*** Update File: a.txt", "@@", "-one", "+two", `*** Add File: ${inTemp}`, "+t", "*** End Patch"].join("\n")
+      expect(await call("applyPatch", patch)).toBe(`M a.txt\nA ${inTemp}`)
+      expect([read(join(app, "a.txt")), read(inTemp)]).toEqual(["two\n", "t\n"])
+    } finally {
+      rmSync(inTemp, { force: true })
+    }
+  })
+})
+
 describe("read-only", () => {
   const READ_ONLY_POLICY: SandboxPolicy = { mode: "read-only", network: false, writable: [] }
   const ctx = () => context(READ_ONLY_POLICY)
@@ -293,6 +383,11 @@ describe("read-only", () => {
     }
     expect(await refusal("removeFile", "a.txt", ctx())).toBe(`removeFile: cannot remove a.txt: ${READ_ONLY}`)
     expect(await refusal("renameFile", { from: "a.txt", to: "c.txt" }, ctx())).toBe(`renameFile: cannot rename a.txt: ${READ_ONLY}`)
+    const patch = ["*** Begin Patch", "*** Update File: a.txt", "@@", "-one", "+two", "*** End Patch"].join("\n")
+    expect(await refusal("applyPatch", patch, ctx())).toBe(`applyPatch: cannot write a.txt: ${READ_ONLY}; no file was changed`)
+    expect(await refusal("applyPatch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch", ctx())).toBe(
+      `applyPatch: cannot delete a.txt: ${READ_ONLY}; no file was changed`,
+    )
     expect(read(join(app, "a.txt"))).toBe("one\n")
     expect([existsSync(join(app, "b.txt")), existsSync(join(app, "c.txt"))]).toEqual([false, false])
   })
@@ -308,7 +403,7 @@ describe("read-only", () => {
 })
 
 describe("off", () => {
-  test("writes, removes and renames outside the workspace as before", async () => {
+  test("writes, removes, renames and patches outside the workspace as before", async () => {
     const ctx = context(UNRESTRICTED)
     await call("writeFile", { path: "../x", content: "x" }, ctx)
     expect(read(join(top, "x"))).toBe("x")
@@ -316,6 +411,8 @@ describe("off", () => {
     expect(read(join(top, "y"))).toBe("x")
     await call("removeFile", "../y", ctx)
     expect(existsSync(join(top, "y"))).toBe(false)
+    expect(await call("applyPatch", "*** Begin Patch\n*** Add File: ../f\n+f\n*** End Patch", ctx)).toBe("A ../f")
+    expect(read(join(top, "f"))).toBe("f\n")
   })
 })
 
@@ -325,6 +422,7 @@ test("a script run by a LocalExecutor in workspace-write cannot write outside it
     const script = [
       `await writeFile({ path: "inside.txt", content: "in" })`,
       `try { await writeFile({ path: "../escape.txt", content: "out" }) } catch (error) { console.log(error.message) }`,
+      `try { await applyPatch("*** Begin Patch\\n*** Add File: ../escape.txt\\n+out\\n*** End Patch") } catch (error) { console.log(error.message) }`,
       `console.log(await readFile({ path: "inside.txt" }))`,
     ].join("\n")
     let output = ""
@@ -332,6 +430,7 @@ test("a script run by a LocalExecutor in workspace-write cannot write outside it
     expect(output).toBe(
       [
         outside("writeFile", "../escape.txt", join(top, "escape.txt")),
+        outside("applyPatch", "../escape.txt", join(top, "escape.txt")) + "; no file was changed",
         "in",
         "",
       ].join("\n"),
