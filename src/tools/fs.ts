@@ -5,6 +5,7 @@ import { basename, dirname, resolve } from "node:path"
 import * as v from "valibot"
 import { ToolError } from "../errors.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
+import { checkWritable } from "./write-policy.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -105,6 +106,7 @@ export const fsTools: Tool[] = [
       const target = resolvePath(ctx, path, "writeFile")
       // resolve() drops the slash, so "d/" would otherwise become a file named d.
       if (path.endsWith("/")) throw new ToolError(`writeFile: ${path} ends with "/", which names a directory; give the path of a file`)
+      await checkWritable(ctx, "writeFile", [{ shown: path, path: target, action: "write" }])
       if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
       await mkdirFor(target, path, "writeFile")
       // Through a symlink to its target: renaming over the link would replace it with a file.
@@ -119,6 +121,7 @@ export const fsTools: Tool[] = [
     result: v.void(),
     run: async (path, ctx) => {
       const target = resolvePath(ctx, path, "removeFile")
+      await checkWritable(ctx, "removeFile", [{ shown: path, path: target, action: "remove" }])
       const info = await statOrNull(target)
       if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
       if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
@@ -133,6 +136,10 @@ export const fsTools: Tool[] = [
     run: async ({ from, to }, ctx) => {
       const source = resolvePath(ctx, from, "renameFile", "from is empty")
       const target = resolvePath(ctx, to, "renameFile", "to is empty")
+      await checkWritable(ctx, "renameFile", [
+        { shown: from, path: source, action: "rename" },
+        { shown: to, path: target, action: "rename" },
+      ])
       if (!(await statOrNull(source))) throw new ToolError(`renameFile: ${from} does not exist`)
       await mkdirFor(target, to, "renameFile")
       await rename(source, target)

@@ -10,6 +10,6 @@ export const patchTools: Tool[] = [
     params: v.string(),
     paramName: "patch",
     result: v.string(),
-    run: (patch, ctx) => applyPatch(patch, ctx.directory, ctx.signal),
+    run: (patch, ctx) => applyPatch(patch, ctx.directory, { signal: ctx.signal, policy: ctx.policy }),
   }),
 ]

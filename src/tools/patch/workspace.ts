@@ -5,6 +5,7 @@ import { hunkProblem, type Problem } from "./report.ts"
 import { joinText, splitText } from "./text.ts"
 import type { FileChange } from "./types.ts"
 import type { FileWrite } from "./commit.ts"
+import type { WriteTarget } from "../write-policy.ts"
 import { errorMessage } from "../../util/error-message.ts"
 
 /** A file's state before the patch (read once) or after the changes so far (in memory). */
@@ -74,22 +75,31 @@ export class Workspace {
     return this.summary.map(({ letter, path }) => `${letter} ${path}`).join("\n")
   }
 
-  /** What to write and delete so that the disk matches the patched files. */
-  async writes(): Promise<{ writes: FileWrite[]; deletes: string[] }> {
+  /**
+   * What to write and delete so that the disk matches the patched files, and every path that
+   * touches, in the patch's order, for the sandbox policy to check first.
+   */
+  async writes(): Promise<{ writes: FileWrite[]; deletes: string[]; targets: WriteTarget[] }> {
     const writes: FileWrite[] = []
     const deletes: string[] = []
+    const targets: WriteTarget[] = []
     for (const abs of this.dirty) {
       const state = this.current.get(abs)!
       const original = await this.original(abs)
+      const display = this.displays.get(abs)!
       if (state === null) {
-        if (original.kind === "file") deletes.push(abs)
+        if (original.kind === "file") {
+          deletes.push(abs)
+          targets.push({ shown: display, path: abs, action: "delete" })
+        }
         continue
       }
       const target = original.kind === "file" ? original.target : abs
       const bytes = Buffer.from(state.text, "utf8")
-      writes.push({ target, display: this.displays.get(abs)!, data: bytes, mode: state.mode })
+      writes.push({ target, display, data: bytes, mode: state.mode })
+      targets.push({ shown: display, path: target, action: "write" })
     }
-    return { writes, deletes }
+    return { writes, deletes, targets }
   }
 
   private async add(path: string, content: string, mode?: number): Promise<void> {

@@ -1,0 +1,93 @@
+import { realpath } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
+import { ToolError } from "../errors.ts"
+import type { ToolContext } from "./tool.ts"
+
+/**
+ * What a write does to its path. "write" puts content in the file, through a symlink to its target
+ * (writeFile, applyPatch); "remove", "rename" and "delete" change the directory entry itself, so a
+ * symlink there is acted on, not followed (removeFile, renameFile, applyPatch's deletions and moves).
+ */
+export type WriteAction = "write" | "remove" | "rename" | "delete"
+
+export interface WriteTarget {
+  /** The path as the script named it, for the message. */
+  shown: string
+  /** Absolute path the tool acts on (the tool's path resolved against the directory). */
+  path: string
+  action: WriteAction
+}
+
+const SYSTEM_TEMP = "/tmp"
+
+/**
+ * Refuses, with one ToolError naming the first offender, unless every target may be written under
+ * the sandbox policy: in "off" anything goes; in "read-only" nothing does; in "workspace-write" a
+ * target must resolve — symlinks anywhere on the path followed, a path that does not exist yet
+ * through its nearest existing ancestor — to a place strictly inside the directory, the system temp
+ * directory (/tmp and os.tmpdir()) or one of the policy's writable roots. Callers check every target
+ * before writing anything. This keeps well-meaning scripts inside the workspace; the OS sandbox is
+ * what holds against a script that races it.
+ */
+export async function checkWritable(
+  ctx: Pick<ToolContext, "directory" | "policy">,
+  tool: string,
+  targets: readonly WriteTarget[],
+  suffix = "",
+): Promise<void> {
+  const { mode, writable } = ctx.policy
+  if (mode === "off" || targets.length === 0) return
+  if (mode === "read-only") {
+    const first = targets[0]!
+    throw new ToolError(
+      `${tool}: cannot ${first.action} ${first.shown}: the sandbox is read-only; run with --sandbox workspace-write to allow writes${suffix}`,
+    )
+  }
+  const temp = tmpdir()
+  const roots = await Promise.all([ctx.directory, SYSTEM_TEMP, temp, ...writable].map(located))
+  const tempText = within(SYSTEM_TEMP, temp) || within(roots[1]!, roots[2]!) ? SYSTEM_TEMP : `${SYSTEM_TEMP}, ${temp}`
+  const rule = (where: string) => `the sandbox (workspace-write) allows writes only ${where}, in ${tempText} and in --writable DIRs${suffix}`
+  for (const target of targets) {
+    const where = await landing(target)
+    if (roots.some((root) => inside(root, where))) continue
+    if (roots.includes(where)) {
+      throw new ToolError(
+        `${tool}: ${target.shown} resolves to ${where}, a writable root itself, not a path inside one; ${rule(`inside the workspace ${ctx.directory}`)}`,
+      )
+    }
+    throw new ToolError(`${tool}: ${target.shown} resolves to ${where}, outside the workspace ${ctx.directory}; ${rule("there")}`)
+  }
+}
+
+/** Where the action lands on disk: a written file's real path, a changed entry's real directory. */
+async function landing(target: WriteTarget): Promise<string> {
+  if (target.action === "write") return located(target.path)
+  const parent = dirname(target.path)
+  return parent === target.path ? target.path : join(await located(parent), basename(target.path))
+}
+
+/**
+ * The real path of `path`, or, when it cannot be resolved (it does not exist yet, or is a dangling
+ * or looping symlink, which the tools replace rather than follow), the real path of its nearest
+ * resolvable ancestor with the rest appended.
+ */
+async function located(path: string): Promise<string> {
+  try {
+    return await realpath(path)
+  } catch {
+    const parent = dirname(path)
+    return parent === path ? path : join(await located(parent), basename(path))
+  }
+}
+
+/** True when `path` is strictly below `root`. */
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path)
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+}
+
+/** True when `path` is `root` or below it. */
+function within(root: string, path: string): boolean {
+  return root === path || inside(root, path)
+}
