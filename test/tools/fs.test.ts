@@ -2,12 +2,9 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test"
 import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clanka-fs-"))
 let dir: string
@@ -17,16 +14,7 @@ let n = 0
 beforeEach(() => {
   dir = join(root, String(n++))
   mkdirSync(dir)
-  ctx = {
-    directory: dir,
-    signal: new AbortController().signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  ctx = toolContext(dir)
 })
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 

@@ -3,12 +3,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { ToolError } from "../../src/errors.ts"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 // Each directory of patch-corpus/ is one imperfect patch and what it must do (see its README).
 const corpus = join(import.meta.dir, "patch-corpus")
@@ -29,16 +26,7 @@ function tree(dir: string): Record<string, string> {
 }
 
 function context(directory: string): ToolContext {
-  return {
-    directory,
-    signal: new AbortController().signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  return toolContext(directory)
 }
 
 const cases = readdirSync(corpus)

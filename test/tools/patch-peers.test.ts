@@ -2,13 +2,10 @@ import { expect, test } from "bun:test"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { ToolError } from "../../src/errors.ts"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 // Other agents' own apply-patch tests, kept as JSON beside the repository (never copied into it)
 // and read at run time: every case runs through the real applyPatch against a temporary directory.
@@ -112,16 +109,7 @@ function withChoice(peerCase: PeerCase): PeerCase {
 }
 
 function context(directory: string): ToolContext {
-  return {
-    directory,
-    signal: new AbortController().signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  return toolContext(directory)
 }
 
 /** Every file under `dir` with its text. */

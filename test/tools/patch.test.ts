@@ -3,12 +3,9 @@ import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, r
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 // Behaviour the corpus (patch-corpus.test.ts) cannot express: permissions, symlinks, absolute
 // paths, write failures, cancellation, the declaration the model sees, the command line.
@@ -22,16 +19,7 @@ afterEach(() => {
 })
 
 function context(directory = dir, signal = new AbortController().signal): ToolContext {
-  return {
-    directory,
-    signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  return toolContext(directory, { signal })
 }
 
 async function failure(patch: string, ctx = context()): Promise<string> {

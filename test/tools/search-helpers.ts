@@ -3,12 +3,9 @@ import { afterAll } from "bun:test"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import path from "node:path"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 export type Tree = Record<string, string | Buffer | { symlink: string }>
 
@@ -38,16 +35,7 @@ export function temporaryTrees(): (tree: Tree) => string {
 }
 
 export function makeContext(directory: string, signal = new AbortController().signal): ToolContext {
-  return {
-    directory,
-    signal,
-    onTaskComplete() {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  return toolContext(directory, { signal })
 }
 
 /** Whether the rg binary is on PATH; without it only the built-in search can be tested. */

@@ -2,12 +2,9 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test"
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
-import { UNRESTRICTED } from "../../src/contract.ts"
-import { runAgentService } from "../../src/tools/agent-services.ts"
 import { builtinRegistry, callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "clanka-shell-"))
 let controller: AbortController
@@ -15,16 +12,7 @@ let ctx: ToolContext
 
 beforeEach(() => {
   controller = new AbortController()
-  ctx = {
-    directory: dir,
-    signal: controller.signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-    policy: UNRESTRICTED,
-    agentCall: runAgentService,
-  }
+  ctx = toolContext(dir, { signal: controller.signal })
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

@@ -4,10 +4,9 @@ import { homedir, tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { type SandboxPolicy, UNRESTRICTED } from "../../src/contract.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
-import { ProcessRegistry } from "../../src/tools/processes.ts"
 import { callTool } from "../../src/tools/registry.ts"
-import { TodoStore } from "../../src/tools/todos.ts"
 import type { ToolContext } from "../../src/tools/tool.ts"
+import { toolContext } from "../support/tool-context.ts"
 
 // /tmp is writable in workspace-write, so a workspace there could not show a write escaping it:
 // these tests work in a directory outside /tmp and outside this run's TMPDIR.
@@ -40,15 +39,7 @@ beforeEach(() => {
 const WORKSPACE_WRITE: SandboxPolicy = { mode: "workspace-write", network: true, writable: [] }
 
 function context(policy: SandboxPolicy = WORKSPACE_WRITE, directory = app): ToolContext {
-  return {
-    directory,
-    policy,
-    signal: new AbortController().signal,
-    onTaskComplete: () => {},
-    onSubagent: async () => "",
-    todos: new TodoStore(),
-    processes: new ProcessRegistry(),
-  }
+  return toolContext(directory, { policy })
 }
 
 const call = (name: string, params: unknown, ctx = context()) => callTool(name, params, ctx)
