@@ -99,6 +99,7 @@ export function createAgent(options: AgentOptions): Agent {
           sessionId,
           directory: caps.directory,
           tools: toolNames,
+          sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
         })
         let counter = 0
         const shared: LoopShared = {

@@ -1,3 +1,4 @@
+import type { SandboxMode } from "../contract.ts"
 /**
  * The events of an agent run (SPEC section 3). Scripts piping `--output ndjson` into jq rely on
  * these names and fields: add fields if needed, never remove or rename one.
@@ -51,6 +52,8 @@ export type AgentEvent =
       sessionId: string
       directory: string
       tools: string[]
+      /** The sandbox the executor runs scripts in (`off`: none). */
+      sandbox: { mode: SandboxMode; network: boolean }
     }
   | ContentPart
   | SubagentEvent

@@ -156,7 +156,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
   return (event) => {
     switch (event._tag) {
       case "AgentStart":
-        write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}`)) + "\n")
+        write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}${sandboxNote(event.sandbox)}`)) + "\n")
         return
       case "SubagentStart":
         newline()
@@ -192,6 +192,13 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
 function clip(text: string, length: number): string {
   const code = text.charCodeAt(length - 1)
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length)
+}
+
+/** ` (sandbox: workspace-write, no network)`; nothing for an event without it. */
+function sandboxNote(sandbox: { mode: string; network: boolean } | undefined): string {
+  if (!sandbox) return ""
+  if (sandbox.mode === "off") return " (no sandbox)"
+  return ` (sandbox: ${sandbox.mode}${sandbox.network ? ", network" : ", no network"})`
 }
 
 function firstLine(text: string): string {

@@ -3,6 +3,7 @@ import * as v from "valibot"
 import { CancelledError, ToolError } from "../errors.ts"
 import { killGroup } from "./processes.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
+import { sandboxHint } from "./sandbox-hint.ts"
 import { seconds } from "../util/duration.ts"
 import { OutputCap } from "../util/output-cap.ts"
 
@@ -71,7 +72,8 @@ export function runBash(
       }
       if (!exit || exit.code === 0) return resolve(text)
       const status = exit.code === null ? `killed by ${exit.signal}` : `exit code ${exit.code}`
-      reject(new ToolError(`${tool}: ${status}${withOutput(text)}`))
+      const hint = sandboxHint(text, ctx.policy)
+      reject(new ToolError(`${tool}: ${status}${withOutput(hint ? `${text}${text.endsWith("\n") || !text ? "" : "\n"}${hint}\n` : text)}`))
     }
 
     child.once("error", (error) => {

@@ -23,6 +23,6 @@ export const webTools: Tool[] = [
     params: v.pipe(v.string(), v.minLength(1)),
     paramName: "url",
     result: v.string(),
-    run: (url, ctx) => fetchMarkdown(url, { signal: ctx.signal }),
+    run: (url, ctx) => fetchMarkdown(url, { signal: ctx.signal, policy: ctx.policy }),
   }),
 ]

@@ -226,7 +226,7 @@ test("run PROMPT on a terminal is a task, not a conversation, and prints pretty 
   expect(session.screen).toMatch(
     new RegExp(
       [
-        `^● anthropic/claude-sonnet-4-5 in ${directory.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+        `^● anthropic/claude-sonnet-4-5 in ${directory.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(sandbox: workspace-write, no network\\)`,
         "▸ execute",
         String.raw`│ console\.log\("checked"\)`,
         String.raw`10 in · 5 out · context 0% · \$0\.0001 · ${time}`,

@@ -6,7 +6,7 @@ const usage = { contextTokens: 10, contextWindow: null, inputTokens: 10, outputT
 
 /** Everything a repository file, a script or a model can put in front of the user's terminal. */
 const hostile: AgentEvent[] = [
-  { _tag: "AgentStart", id: "a1", prompt: "p", provider: "anthropic", model: "m", sessionId: "s", directory: "/repo\x1b[2J", tools: [] },
+  { _tag: "AgentStart", id: "a1", prompt: "p", provider: "anthropic", model: "m", sessionId: "s", directory: "/repo\x1b[2J", tools: [], sandbox: { mode: "off", network: true } },
   { _tag: "ReasoningStart" },
   { _tag: "ReasoningDelta", delta: "progress\rOVERWRITTEN\u001b[2J\u001b]0;pwned title\u0007 ok" },
   { _tag: "ReasoningEnd" },
@@ -22,7 +22,7 @@ const hostile: AgentEvent[] = [
 ]
 
 const shown = [
-  "● anthropic/m in /repo^[[2J",
+  "● anthropic/m in /repo^[[2J (no sandbox)",
   "progress^MOVERWRITTEN^[[2J^[]0;pwned title^G ok",
   "▸ execute",
   '│ console.log("^[[1A")',

@@ -4,7 +4,7 @@ import { render } from "./render.ts"
 
 const usage = { contextTokens: 1500, contextWindow: 200_000, inputTokens: 1200, outputTokens: 300, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0081 }
 const events: AgentEvent[] = [
-  { _tag: "AgentStart", id: "a1", prompt: "count", provider: "anthropic", model: "claude-sonnet-4-5", sessionId: "s", directory: "/repo", tools: ["readFile"] },
+  { _tag: "AgentStart", id: "a1", prompt: "count", provider: "anthropic", model: "claude-sonnet-4-5", sessionId: "s", directory: "/repo", tools: ["readFile"], sandbox: { mode: "workspace-write", network: false } },
   { _tag: "ReasoningStart" },
   { _tag: "ReasoningDelta", delta: "Let me " },
   { _tag: "ReasoningDelta", delta: "count." },
@@ -31,7 +31,7 @@ test("ndjson: exactly one JSON line per event and nothing else", () => {
 })
 
 const prettyText = [
-  "● anthropic/claude-sonnet-4-5 in /repo",
+  "● anthropic/claude-sonnet-4-5 in /repo (sandbox: workspace-write, no network)",
   "Let me count.",
   "▸ execute",
   "│ const n = 1",

@@ -1,7 +1,9 @@
 // fetchMarkdown(url): a page as markdown. Redirects are followed, the whole fetch has a time
 // limit, bodies are read as a stream and refused past a size cap, and only text-like content
 // types are accepted.
+import type { SandboxPolicy } from "../../contract.ts"
 import { ToolError } from "../../errors.ts"
+import { sandboxHint } from "../sandbox-hint.ts"
 import { VERSION } from "../../version.ts"
 import { htmlToMarkdown } from "./html.ts"
 import { seconds } from "../../util/duration.ts"
@@ -12,6 +14,8 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024
 
 export interface FetchOptions {
   signal?: AbortSignal
+  /** The sandbox's rule: a request it blocked says which flag allows it. */
+  policy?: SandboxPolicy
   timeoutMs?: number
   maxBytes?: number
 }
@@ -57,7 +61,9 @@ export async function fetchMarkdown(url: string, options: FetchOptions = {}): Pr
     if (options.signal?.aborted) return new ToolError("cancelled")
     if (controller.signal.aborted) return new ToolError(`timed out after ${seconds(timeoutMs)} fetching ${url}`)
     if (error instanceof ToolError) return error
-    return new ToolError(`could not fetch ${url}: ${errorMessage(error)}`)
+    const message = `could not fetch ${url}: ${errorMessage(error)}`
+    const hint = options.policy ? sandboxHint(message, options.policy) : ""
+    return new ToolError(hint ? `${message} ${hint}` : message)
   }
   try {
     let response: Response

@@ -1,0 +1,20 @@
+import type { SandboxPolicy } from "../contract.ts"
+
+const READ_ONLY_FS = /Read-only file system|EROFS/
+const NO_NETWORK = /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|getaddrinfo|Unable to connect|ConnectionRefused|Connection refused|ECONNREFUSED|Failed to connect/i
+
+/**
+ * A line that says a failure came from the sandbox and which flag allows what failed, when the
+ * output of a failed command or request looks like it; empty otherwise.
+ */
+export function sandboxHint(output: string, policy: SandboxPolicy): string {
+  if (policy.mode !== "off" && READ_ONLY_FS.test(output)) {
+    return policy.mode === "read-only"
+      ? "[sandbox: the file system is read-only (--sandbox read-only); run with --sandbox workspace-write to allow writes in the workspace]"
+      : "[sandbox: only the workspace, /tmp and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]"
+  }
+  if (policy.mode !== "off" && !policy.network && NO_NETWORK.test(output)) {
+    return "[sandbox: the network is off (only the sandbox's own loopback works); pass --network to allow it]"
+  }
+  return ""
+}
