@@ -18,6 +18,17 @@ OPTIONS
   -h, --help       print this help (clanka help COMMAND or clanka COMMAND --help for one command)
   -v, --version    print the version
 
+SANDBOX (run, exec, tool; --sandbox MODE)
+
+  mode              scripts may write                          network          default
+  workspace-write   the workspace (-C), /tmp, --writable DIRs  off (--network)  where bubblewrap works
+  read-only         nothing                                    off (--network)
+  off               anywhere                                   on
+
+  Scripts always run in a separate executor process whose environment is an allow-list (PATH,
+  HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach
+  them. webSearch runs on the agent's side with EXA_API_KEY.
+
 ENVIRONMENT
 
   ANTHROPIC_API_KEY          key of the anthropic/… models
@@ -30,6 +41,7 @@ ENVIRONMENT
   CLANKA_REMOTE_BIN          path of clanka on --ssh hosts (default clanka)
   CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
+  CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
   NO_COLOR                   no colours
   CLANKA_DEBUG=1             add the stack trace to an error
 
