@@ -24,13 +24,16 @@ const fmt = (n: number) => n.toFixed(2)
 // 1. Trivial task end to end: the model calls taskComplete at once.
 const runs = 20
 const done: FakeTurn = { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }
-const server = await startFakeModel("anthropic", Array.from({ length: runs + 5 }, () => done))
+const server = await startFakeModel("anthropic", Array.from({ length: 2 * runs + 10 }, () => done))
 const directory = mkdtempSync(join(tmpdir(), "clanka-bench-"))
 const wallMs: number[] = []
 const rssMiB: number[] = []
-for (let i = 0; i < runs + 3; i++) {
+const wallOffMs: number[] = []
+// The sandbox on (default) and off, interleaved.
+for (let i = 0; i < 2 * (runs + 3); i++) {
+  const off = i % 2 === 1
   const started = performance.now()
-  const child = Bun.spawn([...command, "run", "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
+  const child = Bun.spawn([...command, "run", ...(off ? ["--sandbox", "off"] : []), "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
     env: { ...process.env, ...server.env },
     stdin: "ignore",
     stdout: "pipe",
@@ -39,7 +42,11 @@ for (let i = 0; i < runs + 3; i++) {
   const out = await new Response(child.stdout).text()
   const code = await child.exited
   if (code !== 0 || out !== "done\n") throw new Error(`clanka run failed (exit ${code}): ${out}`)
-  if (i < 3) continue // warm-up: page cache
+  if (i < 6) continue // warm-up: page cache
+  if (off) {
+    wallOffMs.push(performance.now() - started)
+    continue
+  }
   wallMs.push(performance.now() - started)
   rssMiB.push((child.resourceUsage()?.maxRSS ?? 0) / 1024 / 1024) // bytes
 }
@@ -109,6 +116,7 @@ for (let session = 0; session < 30; session++) {
 }
 
 console.log(`command: ${command.map((part) => part.replace(root + "/", "")).join(" ")} run (trivial task, local fake Anthropic server)`)
-console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs`)
+console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs, sandbox on`)
+console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (sandbox costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
 console.log(`fixed first request       ${fixedChars} characters (system prompt ${system.length}, tool schema ${fixedChars - system.length})`)
 console.log(`loop overhead per turn    p50 ${fmt(median(perTurn))} ms, p90 ${fmt(percentile(perTurn, 0.9))} ms (${perTurn.length} turns); 50-turn session median ${fmt(median(sessions))} ms`)

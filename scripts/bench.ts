@@ -35,7 +35,17 @@ const floor = await timeCommand([empty], 50)
 // A few warm-up runs so the binary is in the page cache, as it is for a user's second run.
 await timeCommand([bin, "--version"], 5)
 const version = await timeCommand([bin, "--version"], 50)
-const exec = await timeCommand([bin, "exec", "-e", "1"], 30)
+// The sandbox on (the default: the executor in bubblewrap) and off, interleaved so that load on the
+// machine falls on both alike.
+const exec = { wallMs: [] as number[], rssMiB: [] as number[] }
+const execOff = { wallMs: [] as number[], rssMiB: [] as number[] }
+for (let i = 0; i < 30; i++) {
+  for (const [into, extra] of [[exec, []], [execOff, ["--sandbox", "off"]]] as const) {
+    const one = await timeCommand([bin, "exec", ...extra, "-e", "1"], 1)
+    into.wallMs.push(...one.wallMs)
+    into.rssMiB.push(...one.rssMiB)
+  }
+}
 
 const executor = new LocalExecutor({ directory: root })
 const times: number[] = []
@@ -49,5 +59,6 @@ await executor.close()
 const fmt = (n: number) => n.toFixed(2)
 console.log(`empty compiled Bun program  cold start median ${fmt(median(floor.wallMs))} ms`)
 console.log(`dist/clanka --version      cold start median ${fmt(median(version.wallMs))} ms (p90 ${fmt(percentile(version.wallMs, 0.9))} ms, ${version.wallMs.length} runs)`)
-console.log(`dist/clanka exec -e 1      wall median ${fmt(median(exec.wallMs))} ms, peak RSS median ${fmt(median(exec.rssMiB))} MiB (max ${fmt(Math.max(...exec.rssMiB))} MiB)`)
+console.log(`dist/clanka exec -e 1      wall median ${fmt(median(exec.wallMs))} ms, peak RSS median ${fmt(median(exec.rssMiB))} MiB (max ${fmt(Math.max(...exec.rssMiB))} MiB), sandbox on`)
+console.log(`  --sandbox off            wall median ${fmt(median(execOff.wallMs))} ms (sandbox costs ${fmt(median(exec.wallMs) - median(execOff.wallMs))} ms)`)
 console.log(`trivial execute, in-process p50 ${fmt(median(times))} ms, p90 ${fmt(percentile(times, 0.9))} ms (${times.length} runs)`)

@@ -5,10 +5,10 @@
 import { realpathSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
-import type { Executor } from "../contract.ts"
+import { ExecutorLostError, type Executor, type SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
-import { resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
+import { resolveSandbox, sandboxedArgv, sandboxFlags, unavailable, type SandboxRequest } from "./os-sandbox.ts"
 import { selfCommand } from "./self.ts"
 
 export interface ConnectOptions {
@@ -81,11 +81,28 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
     return new LocalExecutor({ directory })
   }
   const workspace = realpathSync(directory)
-  const { policy, warning } = resolveSandbox(options.sandbox ?? "auto", options.network ?? false, options.writable ?? [])
+  const request = options.sandbox ?? "auto"
+  const writable = options.writable ?? []
+  // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
+  const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false })
   if (warning) options.onWarning?.(warning)
-  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy)], workspace, policy)
   const { RemoteExecutor } = await import("./remote.ts")
-  return RemoteExecutor.start({ argv, label: "the local executor", local: true, env: executorEnv(options.env) })
+  const start = (policy: SandboxPolicy) =>
+    RemoteExecutor.start({
+      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy)], workspace, policy),
+      label: "the local executor",
+      local: true,
+      env: executorEnv(options.env),
+    })
+  try {
+    return await start(policy)
+  } catch (error) {
+    const reason = error instanceof ExecutorLostError ? error.message.match(/bwrap: ([^;]*)/)?.[1] : undefined
+    if (policy.mode === "off" || reason === undefined) throw error
+    const fallback = unavailable(request, { ...policy, mode: "off", network: true }, reason.trim())
+    options.onWarning?.(fallback.warning)
+    return start(fallback.policy)
+  }
 }
 
 /** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */

@@ -23,10 +23,15 @@ function bwrapBinary(): string {
 }
 
 let works: boolean | undefined
-/** Whether the OS sandbox can be had here: bwrap exists and may create the namespaces. */
-export function osSandboxWorks(): boolean {
+/**
+ * Whether the OS sandbox can be had here. Without `probe`, that bwrap is installed (a start that
+ * then fails in bwrap falls back, see connect.ts); with it, that bwrap may also create the namespaces,
+ * which costs a run of bwrap (about 5 ms).
+ */
+export function osSandboxWorks(probe = true): boolean {
   if (process.platform === "darwin") return existsSync("/usr/bin/sandbox-exec")
   if (process.platform !== "linux") return false
+  if (!probe) return Bun.which(bwrapBinary()) !== null
   works ??= spawnSync(bwrapBinary(), ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
     stdio: "ignore",
     timeout: 5000,
@@ -34,18 +39,32 @@ export function osSandboxWorks(): boolean {
   return works
 }
 
+
 /**
  * The mode in effect for a request: `auto` falls back to off (with `warning` to print once) where
  * the OS sandbox cannot be had; an explicit mode that cannot be had is a usage error.
  */
-export function resolveSandbox(request: SandboxRequest, network: boolean, writable: readonly string[]): { policy: SandboxPolicy; warning?: string } {
+export function resolveSandbox(
+  request: SandboxRequest,
+  network: boolean,
+  writable: readonly string[],
+  options: { probe?: boolean } = {},
+): { policy: SandboxPolicy; warning?: string } {
   const policy = (mode: SandboxMode): SandboxPolicy => ({ mode, network: mode === "off" ? true : network, writable: writable.map((dir) => resolve(dir)) })
   if (request === "off") return { policy: policy("off") }
-  if (osSandboxWorks()) return { policy: policy(request === "auto" ? "workspace-write" : request) }
-  const what = process.platform === "darwin" ? "sandbox-exec is not available" : `bubblewrap (${bwrapBinary()}) is not available or cannot create namespaces here`
+  if (osSandboxWorks(options.probe)) return { policy: policy(request === "auto" ? "workspace-write" : request) }
+  return unavailable(request, policy("off"))
+}
+
+/** The answer when the OS sandbox cannot be had: off with a warning for `auto`, else a usage error. */
+export function unavailable(request: SandboxRequest, off: SandboxPolicy, reason?: string): { policy: SandboxPolicy; warning: string } {
+  const what =
+    process.platform === "darwin"
+      ? "sandbox-exec is not available"
+      : `bubblewrap (${bwrapBinary()}) ${reason ? `cannot run here (${reason})` : "is not available or cannot create namespaces here"}`
   if (request === "auto") {
     return {
-      policy: policy("off"),
+      policy: off,
       warning: `${what}, so scripts run without the OS sandbox; ${INSTALL_HINT}, or pass --sandbox off to say this is intended`,
     }
   }

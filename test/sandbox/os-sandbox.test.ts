@@ -2,7 +2,7 @@
 // A script cannot print the agent's key by any route, cannot write outside the workspace, and
 // cannot reach a server outside the sandbox unless --network is given.
 import { afterAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
@@ -170,4 +170,20 @@ test("without bubblewrap the default warns once and runs; an explicit mode is ex
   expect((await clanka(["exec", "--sandbox", "closed", "-e", "1"])).stderr).toBe(
     'clanka: --sandbox takes workspace-write, read-only, off or auto, got "closed"\n',
   )
+})
+
+test("bubblewrap that cannot create namespaces: the default falls back with one line; an explicit mode is exit 2", async () => {
+  const fake = join(root, "bwrap")
+  writeFileSync(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n")
+  chmodSync(fake, 0o755)
+  const env = { CLANKA_BWRAP: fake }
+  const fallback = await clanka(["exec", "-C", workspace, "-e", 'console.log("ran")'], { env })
+  expect(fallback).toEqual({
+    code: 0,
+    stdout: "ran\n",
+    stderr: `clanka: bubblewrap (${fake}) cannot run here (No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces), so scripts run without the OS sandbox; install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off to say this is intended\n`,
+  })
+  const explicit = await clanka(["exec", "-C", workspace, "--sandbox", "read-only", "-e", "1"], { env })
+  expect(explicit.code).toBe(2)
+  expect(explicit.stderr).toStartWith(`clanka: --sandbox read-only needs the OS sandbox, but bubblewrap (${fake}) cannot run here (No permissions`)
 })
