@@ -2,7 +2,7 @@
 // directory on the "remote" side, and every way ssh fails ends with exit 3 and one line.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
-import { chmodSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN, sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
@@ -53,6 +53,23 @@ test.skipIf(!available)("clanka exec --ssh HOST:DIR runs the script in DIR on th
     'console.log(await ls(".")); console.log(await readFile({ path: "README.md" }))',
   ])
   expect(result).toEqual({ code: 0, stdout: "[ 'README.md', 'src/' ]\nremote readme\n\n", stderr: "" })
+})
+
+test.skipIf(!available)("clanka exec --ssh passes the sandbox along: the far side's executor runs in its own bubblewrap", async () => {
+  const script = `await writeFile({ path: "x.txt", content: "x" }).catch((error) => console.log(error.message))
+await bash({ command: "ls /proc | grep -c '^[0-9]'" }).then((out) => console.log(Number(out.match(/^\\d+$/m)?.[0]) < 10 ? "own pid namespace" : "host pids"))`
+  const readOnly = await clanka(["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "--sandbox", "read-only", "-e", script])
+  expect(readOnly).toEqual({
+    code: 0,
+    stdout: "writeFile: cannot write x.txt: the sandbox is read-only; run with --sandbox workspace-write to allow writes\nown pid namespace\n",
+    stderr: "",
+  })
+  expect(existsSync(join(host.remoteDir, "x.txt"))).toBe(false)
+  // The default asks the far side for `auto`: workspace-write there, since it has bubblewrap.
+  const byDefault = await clanka(["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "-e", script])
+  expect(byDefault).toEqual({ code: 0, stdout: "own pid namespace\n", stderr: "" })
+  expect(readFileSync(join(host.remoteDir, "x.txt"), "utf8")).toBe("x")
+  rmSync(join(host.remoteDir, "x.txt"))
 })
 
 test.skipIf(!available)("clanka tool --ssh calls one tool on the far side; CLANKA_REMOTE_BIN names the binary", async () => {
