@@ -6,7 +6,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
-import { isRunning } from "../support/processes.ts"
+import { findProcess, isRunning } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const directory = temporaryDirectory("clanka-interactive-")
@@ -175,16 +175,16 @@ test("Ctrl-C stops the running turn and the conversation goes on; Ctrl-C when id
 })
 
 test("Ctrl-D while a script runs stops it, kills what it started, and leaves with exit 0", async () => {
-  const pidFile = join(directory, "sleeper.pid")
-  rmSync(pidFile, { force: true })
-  const term = await converse([{ blocks: [{ type: "execute", script: 'await bash({ command: "echo $$ > sleeper.pid; exec sleep 60" })' }] }])
+  // The script runs in the executor's pid namespace, so its own $$ is not this machine's pid: the
+  // sleeper is found by a command line no other process uses.
+  const term = await converse([{ blocks: [{ type: "execute", script: 'await bash({ command: "exec sleep 61.37" })' }] }])
   term.type("start a sleeper\r")
-  const seen = await term.waitFor('exec sleep 60" })\n')
+  const seen = await term.waitFor('exec sleep 61.37" })\n')
   const deadline = Date.now() + WAIT_MS
-  let pid = 0
+  let pid: number | undefined
   while (!pid && Date.now() < deadline) {
     await Bun.sleep(20)
-    pid = existsSync(pidFile) ? Number(await Bun.file(pidFile).text()) : 0
+    pid = findProcess(["sleep", "61.37"])
   }
   expect(pid).toBeGreaterThan(0)
   term.type("\x04")
@@ -194,7 +194,7 @@ test("Ctrl-D while a script runs stops it, kills what it started, and leaves wit
   expect(term.screen.slice(seen)).toMatch(
     /^10 in · 5 out · context 0% · \$0\.0001 · \d+ ms\n {2}\[interrupted by the user\]\nclanka: interrupted\n$/,
   )
-  expect(isRunning(pid)).toBe(false)
+  expect(isRunning(pid!)).toBe(false)
 })
 
 test("a line typed as the answer finishes is not lost: it reaches the model too", async () => {
