@@ -6,6 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
+import { findProcess } from "../support/processes.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 
 /**
@@ -63,6 +64,30 @@ describe.skipIf(!available)("the OS sandbox (bubblewrap)", () => {
       expect(result.stderr).not.toContain(SECRET)
       // The model's request carried it, so it was there to steal.
       expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test("every process a script starts, setsid or double-forked, is gone when the run ends", async () => {
+    // Inside the sandbox's pid namespace $$ is not this machine's pid: the sleepers are found by
+    // command lines no other process uses.
+    const command = "setsid sleep 207.11 >/dev/null 2>&1 & (sh -c 'exec sleep 207.12' >/dev/null 2>&1 &); sleep 0.3; ps -A -o args= | grep -c '^sleep 207.1'"
+    const server = await startFakeModel("anthropic", [
+      { blocks: [{ type: "execute", script: `console.log("running:", (await bash({ command: ${JSON.stringify(command)} })).trim())` }] },
+      { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+    ])
+    try {
+      const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "start sleepers"], { env: server.env })
+      expect(result.code).toBe(0)
+      const output = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find((event) => event._tag === "ScriptOutput").output
+      expect(output).toBe("running: 2\n")
+      let left = true
+      for (let i = 0; i < 100 && left; i++) {
+        left = Boolean(findProcess(["sleep", "207.11"]) || findProcess(["sleep", "207.12"]))
+        if (left) await Bun.sleep(20)
+      }
+      expect(left).toBe(false)
     } finally {
       await server.close()
     }
