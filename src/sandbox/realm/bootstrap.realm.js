@@ -40,7 +40,8 @@
   const fail = guard(bridge.fail)
   const toolNames = parse(bridge.toolNames)
 
-  const describeArguments = makeInspect(guard(bridge.peek), guard(bridge.peekStatus), format)
+  let describer
+  const describeArguments = (args) => (describer ??= makeInspect(guard(bridge.peek), guard(bridge.peekStatus), format))(args)
 
   // ── console ──
   /** Node's format; what needs no inspecting is joined here, the rest is formatted by the worker. */
@@ -248,9 +249,15 @@
   }
 
   // ── web APIs ──
-  const web = makeWeb(guard(bridge.url), guard(bridge.decode), timerApi)
-  const fetchApi = makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), web)
-  const fetches = fetchApi.pending
+  // Made on first use: most scripts never touch them, and a fresh realm per script must be cheap.
+  let webApi
+  let fetchApi
+  const web = () => (webApi ??= makeWeb(guard(bridge.url), guard(bridge.decode), timerApi))
+  const fetching = () => (fetchApi ??= makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), web()))
+  const lazy = {
+    URL: web, URLSearchParams: web, TextEncoder: web, TextDecoder: web, atob: web, btoa: web, structuredClone: web,
+    AbortController: web, AbortSignal: web, DOMException: web, fetch: fetching, Headers: fetching, Request: fetching, Response: fetching,
+  }
 
   // ── stack trace hook ──
   // The engine hands Error.prepareStackTrace an array and call sites of the worker's realm; the
@@ -286,8 +293,21 @@
   // ── the globals ──
   // The context's own console and ShadowRealm go: a ShadowRealm's global is a fresh host global.
   for (const name of ["console", "ShadowRealm"]) deleteProperty(g, name)
-  const globals = { console: consoleObject, ...timerApi, ...web.globals, ...fetchApi.globals }
+  const globals = { console: consoleObject, ...timerApi }
   for (const name of Object.keys(globals)) defineProperty(g, name, { value: globals[name], writable: true, configurable: true, enumerable: false })
+  for (const name of Object.keys(lazy)) {
+    const settle = (value) => defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false })
+    defineProperty(g, name, {
+      get() {
+        const value = lazy[name]().globals[name]
+        settle(value)
+        return value
+      },
+      set: settle,
+      configurable: true,
+      enumerable: false,
+    })
+  }
 
   return {
     /** Runs the compiled script (an async function); its outcome reaches the worker by `done`/`fail`. */
@@ -312,7 +332,7 @@
     },
     fire,
     fetched(id, ok, meta, body) {
-      fetches.settle(id, ok, meta, body)
+      if (fetchApi) fetchApi.pending.settle(id, ok, meta, body)
     },
     uncaught(prefix, value) {
       report(value, prefix, false)
