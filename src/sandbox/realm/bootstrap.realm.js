@@ -7,7 +7,7 @@
 (function (bridge, makeInspect, makeWeb, makeFetch) {
   "use strict"
   const g = globalThis
-  const { apply, deleteProperty } = Reflect
+  const { apply } = Reflect
   const { defineProperty } = Object
   const { stringify, parse } = JSON
   const then = Promise.prototype.then
@@ -291,9 +291,9 @@
   })
 
   // ── the globals ──
-  // The context's own console and ShadowRealm go: a ShadowRealm's global is a fresh host global.
-  for (const name of ["console", "ShadowRealm"]) deleteProperty(g, name)
-  const globals = { console: consoleObject, ...timerApi }
+  // The context's own console is replaced, and ShadowRealm too: a ShadowRealm's global is a fresh
+  // host global. (Overwritten, not deleted: deleting a global's property costs 0.3 ms.)
+  const globals = { console: consoleObject, ShadowRealm: undefined, ...timerApi }
   for (const name of Object.keys(globals)) defineProperty(g, name, { value: globals[name], writable: true, configurable: true, enumerable: false })
   for (const name of Object.keys(lazy)) {
     const settle = (value) => defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false })
