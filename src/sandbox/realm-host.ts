@@ -28,7 +28,7 @@ export interface Realm {
   settle(id: number, ok: boolean, value: string | undefined): void
   uncaught(prefix: string, reason: unknown): void
   importError(specifier: string): unknown
-  /** Stops the realm's timers and requests. */
+  /** Stops the realm's timers; answers to its requests are dropped. */
   close(): void
 }
 
@@ -76,9 +76,9 @@ export function createRealm(toolNames: readonly string[], hooks: RealmHooks): Re
         hooks.print(str(text))
       } catch {}
     },
-    format(json: unknown): string {
+    format(json: unknown, specifier: unknown): string {
       try {
-        return formatDescribed(str(json))
+        return formatDescribed(str(json), specifier === "o" || specifier === "O" ? specifier : undefined)
       } catch {
         return ""
       }
@@ -207,7 +207,8 @@ export function createRealm(toolNames: readonly string[], hooks: RealmHooks): Re
       closed = true
       for (const timer of timers.values()) clearTimeout(timer)
       timers.clear()
-      for (const controller of requests.values()) controller.abort()
+      // Requests already sent go on, as they did when the script's fetch was this thread's; their
+      // answers are dropped.
       requests.clear()
     },
   }

@@ -34,11 +34,17 @@ const TYPED: Record<string, new (length: number) => { [index: number]: unknown }
   Float32Array, Float64Array, BigInt64Array, BigUint64Array,
 }
 
-/** Formats a described argument list the way console.log formats its arguments. */
-export function formatDescribed(json: string): string {
+/**
+ * Formats a described argument list the way console.log formats its arguments; with `specifier`,
+ * one value the way console.log's `%o` or `%O` shows it.
+ */
+export function formatDescribed(json: string, specifier?: "o" | "O"): string {
   const nodes = JSON.parse(json) as Node[]
   const objects = new Map<number, unknown>()
-  return formatWithOptions({ colors: false }, ...nodes.map((node) => rebuild(node, objects)))
+  const values = nodes.map((node) => rebuild(node, objects))
+  if (specifier === "o") return inspect(values[0], { showHidden: true, showProxy: true, depth: 4 })
+  if (specifier === "O") return inspect(values[0])
+  return formatWithOptions({ colors: false }, ...values)
 }
 
 /** A prototype whose constructor has `name` (and the given toStringTag), for inspect to name. */

@@ -104,7 +104,7 @@
           piece = "[Circular]"
         }
       } else if (kind === "c") piece = ""
-      else piece = typeof value === "string" ? inspectOne([value]).slice(2, -2) : inspectOne(value)
+      else piece = format(describeArguments([value]), kind)
       out += template.slice(last, i) + piece
       last = i + 2
       i++
@@ -180,18 +180,22 @@
   const timers = new Map()
   const timerIds = new WeakMap()
   let nextTimer = 1
+  const unreferenced = new WeakSet()
   class Timeout {
     constructor(id) {
       timerIds.set(this, id)
     }
+    // A script's timers never keep anything alive past its end; ref/unref only change hasRef().
     ref() {
+      unreferenced.delete(this)
       return this
     }
     unref() {
+      unreferenced.add(this)
       return this
     }
     hasRef() {
-      return true
+      return timers.has(timerIds.get(this)) && !unreferenced.has(this)
     }
     refresh() {
       const id = timerIds.get(this)

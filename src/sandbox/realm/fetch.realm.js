@@ -91,12 +91,13 @@
   /** The bytes and content type of a body given to Request or Response. */
   function extract(body) {
     if (body === undefined || body === null) return { bytes: null, type: null }
-    if (typeof body === "string") return { bytes: utf8Encode(body), type: "text/plain;charset=UTF-8" }
+    // Bun sends text/plain for a string body without showing it in the headers.
+    if (typeof body === "string") return { bytes: utf8Encode(body), type: null, wire: "text/plain;charset=UTF-8" }
     if (body instanceof URLSearchParams) return { bytes: utf8Encode(body.toString()), type: "application/x-www-form-urlencoded;charset=UTF-8" }
     try {
       return { bytes: bytesOf(body).slice(), type: null }
     } catch {
-      return { bytes: utf8Encode(String(body)), type: "text/plain;charset=UTF-8" }
+      return { bytes: utf8Encode(String(body)), type: null, wire: "text/plain;charset=UTF-8" }
     }
   }
   function consume(owner) {
@@ -144,7 +145,7 @@
       return Promise.reject(new TypeError("FormData bodies are not available in scripts: use text(), json(), arrayBuffer() or bytes()"))
     }
   }
-  const initBody = (owner, bytes) => bodies.set(owner, { bytes, used: false })
+  const initBody = (owner, bytes, wire = null) => bodies.set(owner, { bytes, used: false, wire })
 
   // ── Response ──
   const responses = new WeakMap()
@@ -215,15 +216,17 @@
       if (METHODS.includes(method.toUpperCase())) method = method.toUpperCase()
       const headers = new Headers(init.headers === undefined ? from?.headers : init.headers)
       let bytes = from ? bodies.get(input).bytes : null
+      let wire = from ? bodies.get(input).wire : null
       if (init.body !== undefined && init.body !== null) {
         if (method === "GET" || method === "HEAD") throw new TypeError("Request with a GET or HEAD method cannot have a body.")
         const extracted = extract(init.body)
         bytes = extracted.bytes
+        wire = extracted.wire ?? null
         if (extracted.type && !headers.has("content-type")) headers.set("content-type", extracted.type)
       }
       const signal = init.signal === undefined ? from?.signal : init.signal
       if (signal !== undefined && signal !== null && !isSignal(signal)) throw new TypeError("signal must be an AbortSignal")
-      initBody(this, bytes)
+      initBody(this, bytes, wire)
       requests.set(this, { url, method, headers, signal: signal ?? null, redirect: String(init.redirect ?? from?.redirect ?? "follow") })
     }
     get url() {
@@ -262,8 +265,10 @@
       }
       inFlight.set(id, { resolve, reject, url, signal, onAbort })
       if (signal) signal.addEventListener("abort", onAbort, { once: true })
-      const bytes = bodies.get(request).bytes
-      fetchOp(id, stringify({ url, method, headers: headerPairs(headers), redirect }), bytes === null ? undefined : latin1(bytes))
+      const { bytes, wire } = bodies.get(request)
+      const pairs = headerPairs(headers)
+      if (wire && !headers.has("content-type")) pairs.push(["content-type", wire])
+      fetchOp(id, stringify({ url, method, headers: pairs, redirect }), bytes === null ? undefined : latin1(bytes))
     })
   }
   const pending = {

@@ -234,7 +234,7 @@
       }
       for (const [type, valueOf] of boxes) {
         const boxed = tryCall(valueOf, value)
-        if (boxed.ok) return { ...base, k: "boxed", type, v: primitive(boxed.value), p: properties(value, depth) }
+        if (boxed.ok) return { ...base, k: "boxed", type, v: primitive(boxed.value), p: properties(value, depth, type === "String") }
       }
       if (value instanceof Promise || rawTag === "Promise") {
         const status = peekStatus(value)
