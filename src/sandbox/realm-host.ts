@@ -6,8 +6,10 @@
 // own value).
 import vm from "node:vm"
 import bootstrapText from "./realm/bootstrap.realm.js" with { type: "text" }
+import encodingText from "./realm/encoding.realm.js" with { type: "text" }
 import fetchText from "./realm/fetch.realm.js" with { type: "text" }
 import inspectText from "./realm/inspect.realm.js" with { type: "text" }
+import urlText from "./realm/url.realm.js" with { type: "text" }
 import webText from "./realm/web.realm.js" with { type: "text" }
 import { formatDescribed } from "./rebuild.ts"
 import { errorMessage } from "../util/error-message.ts"
@@ -43,7 +45,7 @@ interface Entry {
 }
 
 // Compiled once per worker; run in every context.
-const BOOTSTRAP = new vm.Script(`[${bootstrapText}, ${inspectText}, ${webText}, ${fetchText}]`, { filename: "clanka:realm" })
+const BOOTSTRAP = new vm.Script(`[${[bootstrapText, inspectText, encodingText, urlText, webText, fetchText].join(",")}]`, { filename: "clanka:realm" })
 const URL_PARTS = ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"] as const
 
 const str = (value: unknown): string => (typeof value === "string" ? value : "")
@@ -191,8 +193,8 @@ export function createRealm(toolNames: readonly string[], hooks: RealmHooks): Re
     },
   }
 
-  const [install, makeInspect, makeWeb, makeFetch] = BOOTSTRAP.runInContext(context) as [(...args: unknown[]) => Entry, unknown, unknown, unknown]
-  entry = install(bridge, makeInspect, makeWeb, makeFetch)
+  const [install, ...modules] = BOOTSTRAP.runInContext(context) as [(...args: unknown[]) => Entry, ...unknown[]]
+  entry = install(bridge, ...modules)
   // Read once, now, before any script code exists in the realm.
   const { start, settle, uncaught, importError } = entry
   entry = { ...entry }

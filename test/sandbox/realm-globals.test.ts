@@ -45,6 +45,7 @@ const VALUES = [
   `new URLSearchParams("?a=1&b=%20x+y&a=3&c&%E2%82%AC=%zz").toString()`,
   `new URLSearchParams({ q: "a b&c", "é": "~!'()*-._" }).toString()`,
   `(() => { const p = new URLSearchParams([["b", "2"], ["a", "1"], ["b", "3"]]); p.sort(); p.delete("a"); p.set("c", "4"); return [[...p], p.getAll("b"), p.has("b", "3"), p.size] })()`,
+  `(() => { const seen = []; new URLSearchParams("a=1&b=2").forEach(function (v, k) { seen.push(k + v, this.tag) }, { tag: "t" }); new Headers({ x: "1" }).forEach((v, k) => seen.push(k + v)); return seen })()`,
   `Array.from(new TextEncoder().encode("héllo 😀 \\ud800"))`,
   `(() => { const d = new Uint8Array(5); return [new TextEncoder().encodeInto("h€y", d), Array.from(d)] })()`,
   `new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0xff, 0xe2, 0x82, 0x41, 0xf0, 0x9f, 0x98, 0x80]))`,

@@ -4,7 +4,7 @@
 // property a script could replace, like Function.prototype.call), and never throw into the realm.
 // What the worker calls back (`start`, `settle`, `fire`, …) is returned once, before the script
 // runs, and takes only primitives too.
-(function (bridge, makeInspect, makeWeb, makeFetch) {
+(function (bridge, makeInspect, makeEncoding, makeUrl, makeWeb, makeFetch) {
   "use strict"
   const g = globalThis
   const { apply } = Reflect
@@ -254,13 +254,18 @@
 
   // ── web APIs ──
   // Made on first use: most scripts never touch them, and a fresh realm per script must be cheap.
+  let encodingApi
+  let urlApi
   let webApi
   let fetchApi
-  const web = () => (webApi ??= makeWeb(guard(bridge.url), guard(bridge.decode), timerApi))
-  const fetching = () => (fetchApi ??= makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), web()))
+  const encoding = () => (encodingApi ??= makeEncoding(guard(bridge.decode)))
+  const urls = () => (urlApi ??= makeUrl(guard(bridge.url), encoding()))
+  const web = () => (webApi ??= makeWeb(timerApi, encoding()))
+  const fetching = () => (fetchApi ??= makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), { ...encoding(), ...urls(), ...web() }))
   const lazy = {
-    URL: web, URLSearchParams: web, TextEncoder: web, TextDecoder: web, atob: web, btoa: web, structuredClone: web,
-    AbortController: web, AbortSignal: web, DOMException: web, fetch: fetching, Headers: fetching, Request: fetching, Response: fetching,
+    URL: urls, URLSearchParams: urls, TextEncoder: encoding, TextDecoder: encoding, atob: encoding, btoa: encoding,
+    DOMException: encoding, structuredClone: web, AbortController: web, AbortSignal: web,
+    fetch: fetching, Headers: fetching, Request: fetching, Response: fetching,
   }
 
   // ── stack trace hook ──
