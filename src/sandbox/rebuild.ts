@@ -177,7 +177,8 @@ function object(id: number, info: Info, objects: Map<number, unknown>): unknown 
       value = Object.create(proto)
       objects.set(id, value)
       Object.defineProperty(value, "message", { value: info.message, writable: true, configurable: true })
-      Object.defineProperty(value, "stack", { value: info.stack ?? `${info.name ?? "Error"}: ${info.message}`, writable: true, configurable: true })
+      // Without a stack (AggregateError from Promise.any) inspect shows `[Name: message]`, as Node.
+      if (info.stack !== undefined) Object.defineProperty(value, "stack", { value: info.stack, writable: true, configurable: true })
       if (info.name !== undefined && info.name !== Ctor.prototype.name) Object.defineProperty(value, "name", { value: info.name, writable: true, configurable: true })
       if (info.cause) Object.defineProperty(value, "cause", { value: child(info.cause as Node), writable: true, configurable: true })
       if (info.errors) Object.defineProperty(value, "errors", { value: child(info.errors as Node), writable: true, configurable: true })

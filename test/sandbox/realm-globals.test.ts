@@ -94,6 +94,8 @@ const LOGGED = [
   `{ a: { b: { c: { d: {} } } }, e: { f: { g: [] } } }`,
   `{ [Symbol.for("nodejs.util.inspect.custom")]() { return "custom!" } }`,
   `"plain string"`,
+  `(() => { const e = new TypeError("bad", { cause: "root" }); e.stack = "TypeError: bad\\n    at somewhere"; e.code = "E_X"; return { e } })()`,
+  `(() => { const e = new AggregateError([new RangeError("inner")], "all failed"); e.stack = undefined; e.errors[0].stack = "RangeError: inner"; return e })()`,
 ]
 
 /** console.log argument lists, as written in the script. */

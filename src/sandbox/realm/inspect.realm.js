@@ -253,7 +253,7 @@
         let cause
         try {
           const own = describeProperty(value, "cause")
-          if (own && "value" in own) cause = describe(own.value, depth + 1)
+          if (own && "value" in own && own.value !== undefined) cause = describe(own.value, depth + 1)
         } catch {}
         let errors
         try {
