@@ -330,6 +330,14 @@ describe("scripts that reach outside their realm", () => {
     expect(output).toBe("undefined undefined undefined\n")
   })
 
+  test("a script that closes the hidden wrapper itself still ends", async () => {
+    const started = Date.now()
+    const { output, error } = await run(`console.log("in")}, 1); (function () { console.log("out") `)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(error).toBeUndefined()
+    expect(output).toBe("out\n")
+  })
+
   test("the route through a web API's constructor finds no process (test/sandbox/escape-probes.test.ts has the rest)", async () => {
     const { output } = await run(`const g = URL.constructor("return this")(); console.log(typeof g.process, typeof g.Bun, URL.constructor === console.log.constructor)`)
     expect(output).toBe("undefined undefined true\n")

@@ -321,7 +321,16 @@
   return {
     /** Runs the compiled script (an async function); its outcome reaches the worker by `done`/`fail`. */
     start(main) {
-      apply(then, main(), [() => {
+      // `main` is the script's async function — unless the script closed the wrapper itself
+      // (`}); (function () {`): whatever it is, its outcome settles the run.
+      let outcome
+      try {
+        outcome = typeof main === "function" ? main() : main
+      } catch (error) {
+        return report(error, "", true)
+      }
+      const settled = new RealmPromise((resolve) => resolve(outcome))
+      apply(then, settled, [() => {
         if (!finished) {
           finished = true
           done()
