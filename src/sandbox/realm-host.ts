@@ -25,8 +25,8 @@ export interface RealmHooks {
 
 export interface Realm {
   context: vm.Context
-  /** Runs the script's compiled async function. */
-  start(main: unknown): void
+  /** Runs the script's compiled async function; false if the realm could not start it. */
+  start(main: unknown): boolean
   settle(id: number, ok: boolean, value: string | undefined): void
   uncaught(prefix: string, reason: unknown): void
   importError(specifier: string): unknown
@@ -51,11 +51,14 @@ const URL_PARTS = ["href", "origin", "protocol", "username", "password", "host",
 const str = (value: unknown): string => (typeof value === "string" ? value : "")
 const num = (value: unknown): number => (typeof value === "number" ? value : 0)
 
-/** Calls into the realm; what it throws is the script's and is not looked at. */
-function enter<A extends unknown[]>(fn: (...args: A) => unknown, ...args: A): void {
+/** Calls into the realm; what it throws is the script's and is not looked at. False if it threw. */
+function enter<A extends unknown[]>(fn: (...args: A) => unknown, ...args: A): boolean {
   try {
     fn(...args)
-  } catch {}
+    return true
+  } catch {
+    return false
+  }
 }
 
 function urlParts(url: URL): string {

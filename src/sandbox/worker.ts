@@ -136,7 +136,15 @@ function run(runId: number, original: string): void {
   }
   current = state
   // Evaluating the wrapper only makes the script's async function; `start` runs it in the realm.
-  realm.start(compiled.runInContext(realm.context))
+  let main: unknown
+  try {
+    main = compiled.runInContext(realm.context)
+  } catch (error) {
+    // Only a script that closed the wrapper itself runs code here; its realm reports what it threw.
+    realm.uncaught("Uncaught ", error)
+    return
+  }
+  if (!realm.start(main)) finish({ type: "failed", runId, sent, reusable: false, error: "the script's realm could not start it", output: "the script's realm could not start it\n" })
 }
 
 function compileError(script: string): unknown {

@@ -338,6 +338,12 @@ describe("scripts that reach outside their realm", () => {
     expect(output).toBe("out\n")
   })
 
+  test("a script that closes the wrapper and throws at its top level fails with its error", async () => {
+    const { output, error } = await run(`}, 1); throw new Error("top"); (function () {`)
+    expect(error?.message).toBe("Uncaught Error: top (line 1)")
+    expect(output).toContain("Error: top (line 1)")
+  })
+
   test("the route through a web API's constructor finds no process (test/sandbox/escape-probes.test.ts has the rest)", async () => {
     const { output } = await run(`const g = URL.constructor("return this")(); console.log(typeof g.process, typeof g.Bun, URL.constructor === console.log.constructor)`)
     expect(output).toBe("undefined undefined true\n")
