@@ -5,9 +5,12 @@ import { formatWithOptions } from "node:util"
 
 export const FILENAME = "script.js"
 const HEAD = "(async () => {"
-const TAIL = "\n})()"
+const TAIL = "\n})"
 
-/** The script as the body of an async function; the wrapper adds no line before it. */
+/**
+ * The script as the body of an async function; the wrapper adds no line before it. Evaluating it
+ * only makes the function: the script's realm calls it.
+ */
 export function wrap(script: string): string {
   return HEAD + script + TAIL
 }
@@ -106,6 +109,12 @@ function excerpt(line: number, lineText: string, column: number): string {
   const pad = text.slice(indent, Math.max(at, indent)).replace(/[^\t]/g, " ")
   const gutter = `  ${line} | `
   return `${gutter}${shown}\n${" ".repeat(gutter.length)}${pad}^\n`
+}
+
+/** A thrown value that is not an error, as the script's realm showed it. */
+export function thrownValueReport(shown: string): Report {
+  const text = `Uncaught ${shown}`
+  return { summary: text.split("\n")[0]!, report: text + "\n" }
 }
 
 /** An error the running script threw: the first stack frame inside the script gives its line. */

@@ -1,0 +1,362 @@
+// Evaluated inside each script's vm context before the script: installs the script's globals, all
+// made here, of this realm. The worker's functions (`bridge`) stay in this closure; they take and
+// return only strings, numbers and booleans, are always called directly (never through a
+// property a script could replace, like Function.prototype.call), and never throw into the realm.
+// What the worker calls back (`start`, `settle`, `fire`, …) is returned once, before the script
+// runs, and takes only primitives too.
+(function (bridge, makeInspect, makeEncoding, makeUrl, makeWeb, makeFetch) {
+  "use strict"
+  const g = globalThis
+  const { apply } = Reflect
+  const { defineProperty } = Object
+  const { stringify, parse } = JSON
+  const then = Promise.prototype.then
+  const RealmPromise = Promise
+  const RealmError = Error
+  const RealmTypeError = TypeError
+  const RealmRangeError = RangeError
+  const includes = String.prototype.includes
+  const split = String.prototype.split
+  const join = Array.prototype.join
+  const slice = Array.prototype.slice
+  const is = Object.is
+  const resolved = RealmPromise.resolve()
+
+  /** A host function as the realm calls it: a failure to enter it (stack overflow) is the realm's own error. */
+  const guard = (fn) =>
+    function (...args) {
+      try {
+        return apply(fn, undefined, args)
+      } catch {
+        throw new RealmRangeError("Maximum call stack size exceeded")
+      }
+    }
+  const print = guard(bridge.print)
+  const format = guard(bridge.format)
+  const call = guard(bridge.call)
+  const setTimer = guard(bridge.setTimer)
+  const clearTimer = guard(bridge.clearTimer)
+  const done = guard(bridge.done)
+  const fail = guard(bridge.fail)
+  const toolNames = parse(bridge.toolNames)
+
+  let describer
+  const describeArguments = (args) => (describer ??= makeInspect(guard(bridge.peek), guard(bridge.peekStatus), format))(args)
+
+  // ── console ──
+  /** Node's format; what needs no inspecting is joined here, the rest is formatted by the worker. */
+  function text(args) {
+    let plain = true
+    for (let i = 0; i < args.length && plain; i++) {
+      const value = args[i]
+      const type = typeof value
+      if (type === "string") plain = i > 0 || !apply(includes, value, ["%"])
+      else plain = (type === "number" && !is(value, -0)) || type === "boolean" || value === undefined || value === null
+    }
+    let out = ""
+    if (plain) {
+      for (let i = 0; i < args.length; i++) out += (i ? " " : "") + String(args[i])
+      return out
+    }
+    let next = 0
+    if (typeof args[0] === "string") {
+      out = substitute(args[0], args)
+      next = substitute.used
+    }
+    for (let i = next; i < args.length; i++) out += (i ? " " : "") + (typeof args[i] === "string" ? args[i] : inspectOne(args[i]))
+    return out
+  }
+  /** Node's inspect of one value (never a string: the worker would read it as a format). */
+  const inspectOne = (value) => format(describeArguments([value]))
+  const ObjectToString = Object.prototype.toString
+  const ErrorToString = Error.prototype.toString
+  const numberText = (n) => (typeof n === "bigint" ? `${n}n` : is(n, -0) ? "-0" : String(n))
+  /** Node's %s %d %i %f %j %o %O %c %% with the script's own values; `substitute.used` is the next argument. */
+  function substitute(template, args) {
+    let out = ""
+    let a = 1
+    let last = 0
+    for (let i = 0; i < template.length - 1; i++) {
+      if (template[i] !== "%") continue
+      const kind = template[i + 1]
+      if (kind === "%") {
+        out += template.slice(last, i) + "%"
+        last = i + 2
+        i++
+        continue
+      }
+      if (!"sdifjoOc".includes(kind) || a >= args.length) continue
+      const value = args[a++]
+      let piece
+      if (kind === "s") {
+        if (typeof value === "string") piece = value
+        else if (typeof value === "bigint" || typeof value === "number") piece = numberText(value)
+        else if (typeof value === "symbol") piece = String(value)
+        else if (typeof value === "object" && value !== null && typeof value.toString === "function" && value.toString !== ObjectToString && value.toString !== ErrorToString && !Array.isArray(value)) piece = String(value)
+        else piece = inspectOne(value)
+      } else if (kind === "d") piece = typeof value === "bigint" ? `${value}n` : typeof value === "symbol" ? "NaN" : typeof value === "object" && value !== null && !("valueOf" in value) ? "NaN" : numberText(Number(value))
+      else if (kind === "i") piece = typeof value === "bigint" ? `${value}n` : typeof value === "symbol" ? "NaN" : numberText(parseInt(value))
+      else if (kind === "f") piece = typeof value === "symbol" ? "NaN" : numberText(parseFloat(value))
+      else if (kind === "j") {
+        try {
+          piece = String(stringify(value))
+        } catch {
+          piece = "[Circular]"
+        }
+      } else if (kind === "c") piece = ""
+      else piece = format(describeArguments([value]), kind)
+      out += template.slice(last, i) + piece
+      last = i + 2
+      i++
+    }
+    substitute.used = a
+    return out + template.slice(last)
+  }
+  const consoleObject = {}
+  for (const name of ["log", "info", "warn", "error", "debug", "trace", "dir", "table"]) {
+    consoleObject[name] = { [name](...args) { print(text(args) + "\n") } }[name]
+  }
+
+  // ── failures ──
+  const textOf = (value, key) => {
+    try {
+      const v = value[key]
+      return v === undefined || v === null ? undefined : String(v)
+    } catch {
+      return undefined
+    }
+  }
+  /** What the worker needs to report a thrown value: strings only. */
+  function thrown(value) {
+    let isError = false
+    try {
+      isError = typeof value === "object" && value !== null && "message" in value
+    } catch {}
+    if (isError) return { name: textOf(value, "name"), message: textOf(value, "message") ?? "", stack: textOf(value, "stack") }
+    let shown
+    try {
+      shown = format(describeArguments([value]))
+    } catch {
+      shown = "(a value that cannot be shown)"
+    }
+    return { shown }
+  }
+  let finished = false
+  function report(value, prefix, reusable) {
+    if (finished) return
+    finished = true
+    fail(prefix, stringify(thrown(value)), reusable)
+  }
+  /** An error that escaped a callback ends the script, as it would end a Node program. */
+  const uncaught = (error) => report(error, "Uncaught ", false)
+
+  // ── tools ──
+  const pending = new Map()
+  let nextCall = 1
+  const messageOf = (error) => textOf(error, "message") ?? String(error)
+  /** The error a tool call rejects with points at the line of the call. */
+  function atSite(error, site) {
+    const frames = apply(join, apply(slice, apply(split, String(site.stack ?? ""), ["\n"]), [1]), ["\n"])
+    error.stack = `${error.name}: ${error.message}\n${frames}`
+    return error
+  }
+  function callTool(name, args, site) {
+    return new RealmPromise((resolve, reject) => {
+      let params
+      try {
+        params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
+      } catch (error) {
+        reject(atSite(new RealmError(`${name}: parameters are not JSON: ${messageOf(error)}`), site))
+        return
+      }
+      const id = nextCall++
+      pending.set(id, { resolve, reject, site })
+      call(id, name, params)
+    })
+  }
+  for (const name of toolNames) g[name] = { [name](...args) { return callTool(name, args, new RealmError()) } }[name]
+
+  // ── timers ──
+  const timers = new Map()
+  const timerIds = new WeakMap()
+  let nextTimer = 1
+  const unreferenced = new WeakSet()
+  class Timeout {
+    constructor(id) {
+      timerIds.set(this, id)
+    }
+    // A script's timers never keep anything alive past its end; ref/unref only change hasRef().
+    ref() {
+      unreferenced.delete(this)
+      return this
+    }
+    unref() {
+      unreferenced.add(this)
+      return this
+    }
+    hasRef() {
+      return timers.has(timerIds.get(this)) && !unreferenced.has(this)
+    }
+    refresh() {
+      const id = timerIds.get(this)
+      const timer = timers.get(id)
+      if (timer) setTimer(id, timer.ms, timer.repeat)
+      return this
+    }
+    close() {
+      clear(this)
+      return this
+    }
+    [Symbol.toPrimitive]() {
+      return timerIds.get(this)
+    }
+  }
+  function schedule(fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new RealmTypeError(`The "callback" argument must be of type function. Received ${fn === null ? "null" : typeof fn}`)
+    const id = nextTimer++
+    const delay = Number(ms) > 0 ? Math.min(Number(ms), 2147483647) : repeat ? 1 : 0
+    timers.set(id, { fn, args, ms: delay, repeat })
+    setTimer(id, delay, repeat)
+    return new Timeout(id)
+  }
+  function clear(timer) {
+    const id = typeof timer === "number" ? timer : timerIds.get(timer)
+    if (id === undefined || !timers.has(id)) return
+    timers.delete(id)
+    clearTimer(id)
+  }
+  function fire(id) {
+    const timer = timers.get(id)
+    if (!timer) return
+    if (!timer.repeat) timers.delete(id)
+    try {
+      apply(timer.fn, undefined, timer.args)
+    } catch (error) {
+      uncaught(error)
+    }
+  }
+  const timerApi = {
+    setTimeout: function setTimeout(fn, ms, ...args) { return schedule(fn, ms, args, false) },
+    setInterval: function setInterval(fn, ms, ...args) { return schedule(fn, ms, args, true) },
+    clearTimeout: function clearTimeout(timer) { clear(timer) },
+    clearInterval: function clearInterval(timer) { clear(timer) },
+    queueMicrotask: function queueMicrotask(fn) {
+      if (typeof fn !== "function") throw new RealmTypeError(`The "callback" argument must be of type function. Received ${typeof fn}`)
+      apply(then, resolved, [() => {
+        try {
+          fn()
+        } catch (error) {
+          uncaught(error)
+        }
+      }])
+    },
+  }
+
+  // ── web APIs ──
+  // Made on first use: most scripts never touch them, and a fresh realm per script must be cheap.
+  let encodingApi
+  let urlApi
+  let webApi
+  let fetchApi
+  const encoding = () => (encodingApi ??= makeEncoding(guard(bridge.decode)))
+  const urls = () => (urlApi ??= makeUrl(guard(bridge.url), encoding()))
+  const web = () => (webApi ??= makeWeb(timerApi, encoding()))
+  const fetching = () => (fetchApi ??= makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), { ...encoding(), ...urls(), ...web() }))
+  const lazy = {
+    URL: urls, URLSearchParams: urls, TextEncoder: encoding, TextDecoder: encoding, atob: encoding, btoa: encoding,
+    DOMException: encoding, structuredClone: web, AbortController: web, AbortSignal: web,
+    fetch: fetching, Headers: fetching, Request: fetching, Response: fetching,
+  }
+
+  // ── stack trace hook ──
+  // The engine hands Error.prepareStackTrace an array and call sites of the worker's realm; the
+  // script's hook gets realm copies holding only what the sites say as primitives.
+  const SITE = ["getFileName", "getLineNumber", "getColumnNumber", "getFunctionName", "getMethodName", "getTypeName", "getScriptNameOrSourceURL", "getEvalOrigin", "isNative", "isToplevel", "isEval", "isConstructor", "isAsync", "isPromiseAll", "getPromiseIndex", "toString"]
+  let userPrepare
+  function prepareStackTrace(error, sites) {
+    const copies = []
+    const count = typeof sites === "object" && sites !== null ? Number(sites.length) || 0 : 0
+    for (let i = 0; i < count; i++) {
+      const site = sites[i]
+      const copy = { getThis: () => undefined, getFunction: () => undefined }
+      for (const method of SITE) {
+        let value
+        try {
+          value = site[method]()
+        } catch {}
+        const plain = typeof value === "object" || typeof value === "function" ? (value === null ? null : undefined) : value
+        copy[method] = () => plain
+      }
+      copies.push(copy)
+    }
+    return apply(userPrepare, undefined, [error, copies])
+  }
+  defineProperty(RealmError, "prepareStackTrace", {
+    get: () => (typeof userPrepare === "function" ? prepareStackTrace : undefined),
+    set: (hook) => {
+      userPrepare = hook
+    },
+    configurable: false,
+  })
+
+  // ── the globals ──
+  // The context's own console is replaced, and ShadowRealm too: a ShadowRealm's global is a fresh
+  // host global. (Overwritten, not deleted: deleting a global's property costs 0.3 ms.)
+  const globals = { console: consoleObject, ShadowRealm: undefined, ...timerApi }
+  for (const name of Object.keys(globals)) defineProperty(g, name, { value: globals[name], writable: true, configurable: true, enumerable: false })
+  for (const name of Object.keys(lazy)) {
+    const settle = (value) => defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false })
+    defineProperty(g, name, {
+      get() {
+        const value = lazy[name]().globals[name]
+        settle(value)
+        return value
+      },
+      set: settle,
+      configurable: true,
+      enumerable: false,
+    })
+  }
+
+  return {
+    /** Runs the compiled script (an async function); its outcome reaches the worker by `done`/`fail`. */
+    start(main) {
+      // `main` is the script's async function — unless the script closed the wrapper itself
+      // (`}); (function () {`): whatever it is, its outcome settles the run.
+      let outcome
+      try {
+        outcome = typeof main === "function" ? main() : main
+      } catch (error) {
+        return report(error, "", true)
+      }
+      const settled = new RealmPromise((resolve) => resolve(outcome))
+      apply(then, settled, [() => {
+        if (!finished) {
+          finished = true
+          done()
+        }
+      }, (error) => report(error, "", true)])
+    },
+    settle(id, ok, value) {
+      const entry = pending.get(id)
+      if (!entry) return
+      pending.delete(id)
+      if (!ok) return entry.reject(atSite(new RealmError(value), entry.site))
+      let result
+      try {
+        result = value === undefined ? undefined : parse(value)
+      } catch {}
+      entry.resolve(result)
+    },
+    fire,
+    fetched(id, ok, meta, body) {
+      if (fetchApi) fetchApi.pending.settle(id, ok, meta, body)
+    },
+    uncaught(prefix, value) {
+      report(value, prefix, false)
+    },
+    importError(specifier) {
+      return new RealmTypeError(`Cannot import ${stringify(String(specifier))}: scripts have no modules; the tools are globals`)
+    },
+  }
+})
