@@ -146,7 +146,14 @@ const BOOTSTRAP = `(function (host) {
   g.setInterval = function (fn, ms, ...args) { return host.setInterval(fn, ms, ...args) }
   g.clearTimeout = function (id) { host.clearTimeout(id) }
   g.clearInterval = function (id) { host.clearInterval(id) }
-  for (const name of host.names) g[name] = function (...args) { return host.call(name, args, new Error()) }
+  for (const name of host.names) {
+    const fn = function (...args) { return host.call(name, args, new Error()) }
+    // "mcp.server.tool" is g.mcp.server.tool (the tool part kept whole); "mcp.describe" is g.mcp.describe.
+    const [head, ...rest] = name.split(".")
+    if (rest.length === 0) g[name] = fn
+    else if (rest.length === 1) (g[head] ??= {})[rest[0]] = fn
+    else ((g[head] ??= {})[rest[0]] ??= {})[rest.slice(1).join(".")] = fn
+  }
   return { JSON, Error }
 })`
 
