@@ -1,8 +1,10 @@
 import type { ArgsDef } from "citty"
-import type { Executor } from "../contract.ts"
+import type { CapabilitiesRequest, Executor, StdioMcpServer } from "../contract.ts"
+import { type LoadedConfig, loadConfig } from "../config/load.ts"
+import { type Config, isHttpServer } from "../config/schema.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
-import { repeated } from "./argv.ts"
+import { REPEAT_SEPARATOR, repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
@@ -26,8 +28,29 @@ export interface ExecutorFlags {
   env?: string
 }
 
-/** The executor the flags ask for; a local one is a child process in the OS sandbox. */
+/**
+ * The configuration of the project the command works on: the local directory (-C, default cwd);
+ * with --ssh or --executor the project is elsewhere, so the files are looked up from cwd.
+ */
+export function projectConfig(args: ExecutorFlags): LoadedConfig {
+  const local = args.ssh === undefined && args.executor === undefined
+  return loadConfig(local && args.directory !== undefined ? args.directory : ".")
+}
+
+/** The executor the flags ask for; a local one is a child process in the OS sandbox. Flags beat the config files. */
 export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
+  const { config } = projectConfig(args)
+  if (args.executor === undefined) {
+    args = {
+      ...args,
+      sandbox: args.sandbox ?? config.sandbox,
+      network: args.network || config.network,
+      ...(args.writable === undefined && config.writable?.length ? { writable: config.writable.join(REPEAT_SEPARATOR) } : {}),
+      ...(args.env === undefined && args.ssh === undefined && config.env?.length ? { env: config.env.join(REPEAT_SEPARATOR) } : {}),
+      "remote-bin": args["remote-bin"] ?? config.remoteBin,
+    }
+  }
+  const mcp = await mcpRequest(config.mcpServers)
   const env = repeated(args.env)
   for (const name of env) {
     const problem = checkEnvName(name)
@@ -45,5 +68,19 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     writable: repeated(args.writable),
     env,
     onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
+    ...(mcp ? { mcp } : {}),
   })
+}
+
+/** The stdio servers for the executor; nothing MCP is loaded when none is configured. */
+async function mcpRequest(servers: Config["mcpServers"]): Promise<CapabilitiesRequest | undefined> {
+  if (!servers || Object.keys(servers).length === 0) return undefined
+  const stdio: Record<string, StdioMcpServer> = {}
+  for (const [name, server] of Object.entries(servers)) {
+    if (!isHttpServer(server)) {
+      const { type: _, ...rest } = server
+      stdio[name] = rest as StdioMcpServer
+    }
+  }
+  return { mcpServers: stdio }
 }

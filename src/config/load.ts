@@ -91,12 +91,6 @@ function readLayer(path: string, kind: "config" | "mcp", env: Record<string, str
     }
   }
   if (config.writable) config.writable = config.writable.map((dir: string) => (isAbsolute(dir) ? dir : resolve(dirname(path), dir)))
-  if (config.mcpServers) {
-    // A stdio server's relative cwd is the file's directory's, as a relative `writable` is.
-    for (const server of Object.values(config.mcpServers)) {
-      if ("command" in server && typeof server.cwd === "string" && !isAbsolute(server.cwd)) server.cwd = resolve(dirname(path), server.cwd)
-    }
-  }
   return config
 }
 

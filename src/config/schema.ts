@@ -25,6 +25,10 @@ export const StdioServerEntrySchema = v.looseObject({
 
 export type McpServerConfig = ({ type?: "stdio" } & v.InferOutput<typeof StdioMcpServerSchema>) | HttpMcpServer
 
+export function isHttpServer(server: McpServerConfig): server is HttpMcpServer {
+  return server.type === "http" || server.type === "streamable-http"
+}
+
 /** One entry of `mcpServers`: HTTP when `type` says so, stdio otherwise (as in `.mcp.json`). */
 export const McpServerSchema = v.pipe(
   v.record(v.string(), v.unknown(), "a server is an object"),
