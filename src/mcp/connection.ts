@@ -90,7 +90,7 @@ export class McpConnection {
   private explain(error: unknown): string {
     const message = errorMessage(error).replace(/^MCP error -?\d+: /, "")
     const code = (error as NodeJS.ErrnoException)?.code
-    if (code === "ENOENT") return `cannot run its command: not found (${message})`
+    if (code === "ENOENT") return `cannot run its command: ${message}`
     if (code === "EACCES") return `cannot run its command: permission denied`
     if (this.gone || /Connection closed/i.test(message)) return `exited before it was ready${this.tail()}`
     return message + this.tail()

@@ -42,7 +42,7 @@ describe("stdio MCP servers on the executor's side", () => {
     // The silent server's 0.5 s limit runs alongside the others' start, not after it.
     expect(performance.now() - started).toBeLessThan(8000)
     expect(Object.fromEntries(caps.mcpFailures!.map((failure) => [failure.server, failure.error]))).toEqual({
-      missing: expect.stringMatching(/^cannot run its command: not found/),
+      missing: expect.stringMatching(/^cannot run its command: .*nonexistent/),
       crashes: "exited before it was ready (its last words on stderr: config error: no token)",
       silent: "did not start within 0.5 s",
     })
