@@ -1,7 +1,8 @@
 import type { ArgsDef } from "citty"
 import type { CapabilitiesRequest, Executor, StdioMcpServer } from "../contract.ts"
 import { type LoadedConfig, loadConfig } from "../config/load.ts"
-import { type Config, isHttpServer } from "../config/schema.ts"
+import { type Config, type HttpMcpServer, isHttpServer } from "../config/schema.ts"
+import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
 import { REPEAT_SEPARATOR, repeated } from "./argv.ts"
@@ -50,14 +51,14 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
       "remote-bin": args["remote-bin"] ?? config.remoteBin,
     }
   }
-  const mcp = await mcpRequest(config.mcpServers)
+  const { request: mcp, agentSide } = await mcpRequest(config.mcpServers)
   const env = repeated(args.env)
   for (const name of env) {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
   const { connectExecutor } = await import("../executor/connect.ts")
-  return connectExecutor({
+  const executor = await connectExecutor({
     directory: args.directory,
     executor: args.executor,
     ssh: args.ssh,
@@ -69,18 +70,38 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     env,
     onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
     ...(mcp ? { mcp } : {}),
+  }).catch(async (error) => {
+    await agentSide?.close()
+    throw error
   })
+  if (agentSide) {
+    // The HTTP connections end with the executor, so nothing keeps the process alive.
+    const close = executor.close.bind(executor)
+    executor.close = async () => {
+      await Promise.all([close(), agentSide.close()])
+    }
+  }
+  return executor
 }
 
-/** The stdio servers for the executor; nothing MCP is loaded when none is configured. */
-async function mcpRequest(servers: Config["mcpServers"]): Promise<CapabilitiesRequest | undefined> {
-  if (!servers || Object.keys(servers).length === 0) return undefined
+/**
+ * The stdio servers for the executor, and the agent-side (HTTP) servers connected here, whose
+ * tools the executor offers too. Nothing MCP is loaded when no server is configured.
+ */
+async function mcpRequest(servers: Config["mcpServers"]): Promise<{ request?: CapabilitiesRequest; agentSide?: AgentSideMcp }> {
+  if (!servers || Object.keys(servers).length === 0) return {}
   const stdio: Record<string, StdioMcpServer> = {}
+  const http: Record<string, HttpMcpServer> = {}
   for (const [name, server] of Object.entries(servers)) {
-    if (!isHttpServer(server)) {
+    if (isHttpServer(server)) http[name] = server
+    else {
       const { type: _, ...rest } = server
       stdio[name] = rest as StdioMcpServer
     }
   }
-  return { mcpServers: stdio }
+  if (Object.keys(http).length === 0) return { request: { mcpServers: stdio } }
+  const { connectHttpServers } = await import("../mcp/agent-side.ts")
+  const agentSide = await connectHttpServers(http)
+  for (const { server, error } of agentSide.failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
+  return { request: { mcpServers: stdio, agentMcpTools: agentSide.tools, agentMcpFailures: agentSide.failures }, agentSide }
 }

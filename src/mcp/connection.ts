@@ -24,8 +24,8 @@ export class McpConnection {
   constructor(
     readonly server: string,
     private readonly transport: Transport,
-    /** The last lines the server wrote on stderr, for messages about its end. */
-    private readonly stderrTail: () => string | undefined = () => undefined,
+    /** The last lines the server wrote on stderr, for messages about its end (stdio only). */
+    private readonly stderrTail?: () => string | undefined,
   ) {}
 
   /** Connects and lists the tools within `timeoutSec`; rejects with one line saying why not. */
@@ -47,7 +47,7 @@ export class McpConnection {
 
   private async connectAndList(): Promise<void> {
     this.client.onclose = () => {
-      this.gone ??= "exited"
+      this.gone ??= this.stderrTail ? "exited" : "closed the connection"
     }
     await this.client.connect(this.transport)
     const listed: McpToolInfo[] = []
@@ -83,16 +83,23 @@ export class McpConnection {
   }
 
   private tail(): string {
-    const line = this.stderrTail()
+    const line = this.stderrTail?.()
     return line ? ` (its last words on stderr: ${line})` : ""
   }
 
   private explain(error: unknown): string {
-    const message = errorMessage(error).replace(/^MCP error -?\d+: /, "")
+    const message = oneLine(errorMessage(error).replace(/^MCP error -?\d+: /, ""))
     const code = (error as NodeJS.ErrnoException)?.code
     if (code === "ENOENT") return `cannot run its command: ${message}`
     if (code === "EACCES") return `cannot run its command: permission denied`
-    if (this.gone || /Connection closed/i.test(message)) return `exited before it was ready${this.tail()}`
+    if (this.stderrTail && (this.gone || /Connection closed/i.test(message))) return `exited before it was ready${this.tail()}`
     return message + this.tail()
   }
+}
+
+/** One line for stderr and the prompt: an HTML error page reduced to its text, long text cut. */
+function oneLine(text: string): string {
+  const plain = /<!DOCTYPE|<html/i.test(text) ? text.replace(/<(style|script)[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ") : text
+  const line = plain.replace(/\s+/g, " ").trim()
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line
 }

@@ -20,7 +20,7 @@ async function connect(args: string[]): Promise<Client> {
   return client
 }
 
-const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[]).map((block) => block.text).join("")
+const text = (result: object) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((block) => block.text).join("")
 
 describe("clanka mcp: execute as an MCP tool", () => {
   let client: Client
