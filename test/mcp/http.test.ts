@@ -29,7 +29,10 @@ beforeAll(async () => {
     if (done) throw new Error(`server-everything did not start: ${seen}`)
     seen += decoder.decode(value, { stream: true })
   }
-  reader.releaseLock()
+  // Keep draining its log so a full pipe never blocks it.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })()
   writeFileSync(
     join(project, ".mcp.json"),
     JSON.stringify({
