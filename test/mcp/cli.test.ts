@@ -22,6 +22,8 @@ describe("MCP servers from .mcp.json, through the command line's executor (a chi
     })
     const invalid = await clanka(["tool", "-C", project, "mcp.everything.get_sum", '{"a":1}'], { env })
     expect(invalid).toEqual({ code: 2, stdout: "", stderr: broken + 'clanka: mcp.everything.get_sum: invalid parameters: args: missing required property "b"\n' })
+    const missing = await clanka(["tool", "-C", project, "mcp.everything.get_sum"], { env })
+    expect(missing).toEqual({ code: 2, stdout: "", stderr: broken + "clanka: mcp.everything.get_sum: missing PARAMS: JSON of type { a: number; b: number } (or - to read them from stdin)\n" })
   })
 
   test("clanka exec: scripts compose MCP tools; clanka tools shows them", async () => {
