@@ -1,6 +1,6 @@
 // The compiled binary carries the MCP SDK: alone in an empty directory with a bare environment it
 // is an MCP client (of server-everything) and an MCP server (for the SDK's own client).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test"
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -8,6 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ROOT } from "../support/cli.ts"
 import { everythingStdio } from "../support/mcp-everything.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
 
 let dir: string
 let bin: string

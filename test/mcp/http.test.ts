@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { EVERYTHING } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
 
 const project = temporaryDirectory("clanka-mcp-http-")
 let server: ReturnType<typeof Bun.spawn> | undefined

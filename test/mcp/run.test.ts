@@ -1,12 +1,15 @@
 // `clanka run` with MCP servers configured: the model sees `mcp` in its prompt and its scripts call
 // the tools; a server that fails is one stderr line and a line in the prompt, and the run goes on.
-import { afterEach, expect, test } from "bun:test"
+import { afterEach, expect, test, setDefaultTimeout } from "bun:test"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { everythingStdio } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
 
 const project = temporaryDirectory("clanka-mcp-run-")
 writeFileSync(join(project, "clanka.json"), JSON.stringify({ mcpServers: { everything: everythingStdio, broken: { command: "false" } } }))

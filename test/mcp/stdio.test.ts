@@ -1,10 +1,13 @@
-import { afterAll, describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { InvalidParamsError, ScriptError, ToolError } from "../../src/contract.ts"
 import { everythingStdio } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
 
 const dir = temporaryDirectory("clanka-mcp-")
 const pidFile = join(dir, "server.pid")
