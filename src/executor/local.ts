@@ -67,7 +67,10 @@ export class LocalExecutor implements Executor {
   /** Starts the MCP servers (the SDK is loaded only now) and adds their tools. */
   private async startMcp(request: CapabilitiesRequest): Promise<McpSetup | undefined> {
     const { setUpMcp } = await import("../mcp/executor-side.ts")
-    const setup = await setUpMcp(request, this.directory)
+    // Tagged like the tools' processes: close() (or the guardian, if this process is killed) ends
+    // the servers and whatever they started.
+    if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
+    const setup = await setUpMcp(request, this.directory, this.guard.env)
     this.tools = new ToolRegistry([...this.tools.tools, ...setup.tools], setup.declarations)
     this.sandbox.setToolNames(this.tools.names)
     return setup

@@ -38,7 +38,8 @@ export class McpConnection {
       await Promise.race([this.connectAndList(), timeout])
     } catch (error) {
       const reason = this.explain(error)
-      await this.close()
+      // The SDK gives a server 2 s to leave after its stdin closes, then kills it: not worth waiting for.
+      void this.close()
       throw new ToolError(reason)
     } finally {
       clearTimeout(timer)

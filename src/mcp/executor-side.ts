@@ -21,12 +21,13 @@ export interface McpSetup {
   close(): Promise<void>
 }
 
-export async function setUpMcp(request: CapabilitiesRequest, directory: string): Promise<McpSetup> {
+/** `tagEnv`: added to each server's environment, so the executor's end reaches the servers and all they start. */
+export async function setUpMcp(request: CapabilitiesRequest, directory: string, tagEnv: Record<string, string> = {}): Promise<McpSetup> {
   const connections: McpConnection[] = []
   const failures: { server: string; error: string }[] = [...(request.agentMcpFailures ?? [])]
   await Promise.all(
     Object.entries(request.mcpServers ?? {}).map(async ([name, server]) => {
-      const connection = stdioConnection(name, server, directory)
+      const connection = stdioConnection(name, server, directory, tagEnv)
       try {
         await connection.start(server.startupTimeoutSec)
         connections.push(connection)
@@ -66,10 +67,10 @@ export async function setUpMcp(request: CapabilitiesRequest, directory: string):
 
 const STDERR_TAIL_LINES = 5
 
-function stdioConnection(name: string, server: StdioMcpServer, directory: string): McpConnection {
+function stdioConnection(name: string, server: StdioMcpServer, directory: string, tagEnv: Record<string, string>): McpConnection {
   // The server gets the executor's environment (already an allow-list under clanka run) and its
   // own `env`; it works in the executor's directory unless told otherwise.
-  const env = { ...(process.env as Record<string, string>), ...server.env }
+  const env = { ...(process.env as Record<string, string>), ...server.env, ...tagEnv }
   const transport = new StdioClientTransport({
     command: server.command,
     args: server.args ?? [],
