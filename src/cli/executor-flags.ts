@@ -45,18 +45,18 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     args = {
       ...args,
       sandbox: args.sandbox ?? config.sandbox,
-      network: args.network || config.network,
+      network: args.network ?? config.network,
       ...(args.writable === undefined && config.writable?.length ? { writable: config.writable.join(REPEAT_SEPARATOR) } : {}),
       ...(args.env === undefined && args.ssh === undefined && config.env?.length ? { env: config.env.join(REPEAT_SEPARATOR) } : {}),
       "remote-bin": args["remote-bin"] ?? config.remoteBin,
     }
   }
-  const { request: mcp, agentSide } = await mcpRequest(config.mcpServers)
   const env = repeated(args.env)
   for (const name of env) {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
+  const { request: mcp, agentSide } = await mcpRequest(config.mcpServers)
   const { connectExecutor } = await import("../executor/connect.ts")
   const executor = await connectExecutor({
     directory: args.directory,
