@@ -1,8 +1,7 @@
 import type { ArgsDef } from "citty"
-import type { CapabilitiesRequest, Executor, StdioMcpServer } from "../contract.ts"
+import type { Executor, StdioMcpServer } from "../contract.ts"
 import { type LoadedConfig, loadConfig } from "../config/load.ts"
 import { type Config, type HttpMcpServer, isHttpServer } from "../config/schema.ts"
-import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
 import { REPEAT_SEPARATOR, repeated } from "./argv.ts"
@@ -56,52 +55,63 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
-  const { request: mcp, agentSide } = await mcpRequest(config.mcpServers)
+  const { stdio, http } = splitServers(config.mcpServers)
+  // HTTP servers (the agent's side) connect while the executor starts its stdio servers.
+  const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
   const { connectExecutor } = await import("../executor/connect.ts")
-  const executor = await connectExecutor({
-    directory: args.directory,
-    executor: args.executor,
-    ssh: args.ssh,
-    remoteBin: args["remote-bin"],
-    local: "child",
-    ...(args.sandbox === undefined ? {} : { sandbox: sandboxRequest(args.sandbox, "auto") }),
-    network: args.network ?? false,
-    writable: repeated(args.writable),
-    env,
-    onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
-    ...(mcp ? { mcp } : {}),
-  }).catch(async (error) => {
-    await agentSide?.close()
-    throw error
-  })
-  if (agentSide) {
+  const [started, connected] = await Promise.allSettled([
+    connectExecutor({
+      directory: args.directory,
+      executor: args.executor,
+      ssh: args.ssh,
+      remoteBin: args["remote-bin"],
+      local: "child",
+      ...(args.sandbox === undefined ? {} : { sandbox: sandboxRequest(args.sandbox, "auto") }),
+      network: args.network ?? false,
+      writable: repeated(args.writable),
+      env,
+      onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
+      ...(stdio ? { mcp: { mcpServers: stdio } } : {}),
+    }),
+    agentSide,
+  ])
+  if (started.status === "rejected" || connected.status === "rejected") {
+    if (started.status === "fulfilled") await started.value.close()
+    if (connected.status === "fulfilled") await connected.value?.close()
+    throw started.status === "rejected" ? started.reason : (connected as PromiseRejectedResult).reason
+  }
+  const executor = started.value
+  const agent = connected.value
+  if (agent) {
+    for (const { server, error } of agent.failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
     // The HTTP connections end with the executor, so nothing keeps the process alive.
     const close = executor.close.bind(executor)
     executor.close = async () => {
-      await Promise.all([close(), agentSide.close()])
+      await Promise.all([close(), agent.close()])
+    }
+    try {
+      await executor.capabilities({ ...(stdio ? { mcpServers: stdio } : {}), agentMcpTools: agent.tools, agentMcpFailures: agent.failures })
+    } catch (error) {
+      await executor.close()
+      throw error
     }
   }
   return executor
 }
 
-/**
- * The stdio servers for the executor, and the agent-side (HTTP) servers connected here, whose
- * tools the executor offers too. Nothing MCP is loaded when no server is configured.
- */
-async function mcpRequest(servers: Config["mcpServers"]): Promise<{ request?: CapabilitiesRequest; agentSide?: AgentSideMcp }> {
-  if (!servers || Object.keys(servers).length === 0) return {}
+/** The configured MCP servers by side: stdio ones for the executor, HTTP ones for this process. */
+function splitServers(servers: Config["mcpServers"]): { stdio?: Record<string, StdioMcpServer>; http?: Record<string, HttpMcpServer> } {
   const stdio: Record<string, StdioMcpServer> = {}
   const http: Record<string, HttpMcpServer> = {}
-  for (const [name, server] of Object.entries(servers)) {
+  for (const [name, server] of Object.entries(servers ?? {})) {
     if (isHttpServer(server)) http[name] = server
     else {
       const { type: _, ...rest } = server
       stdio[name] = rest as StdioMcpServer
     }
   }
-  if (Object.keys(http).length === 0) return { request: { mcpServers: stdio } }
-  const { connectHttpServers } = await import("../mcp/agent-side.ts")
-  const agentSide = await connectHttpServers(http)
-  for (const { server, error } of agentSide.failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
-  return { request: { mcpServers: stdio, agentMcpTools: agentSide.tools, agentMcpFailures: agentSide.failures }, agentSide }
+  return {
+    ...(Object.keys(stdio).length > 0 ? { stdio } : {}),
+    ...(Object.keys(http).length > 0 ? { http } : {}),
+  }
 }

@@ -4,11 +4,11 @@ import { Sandbox } from "../sandbox/sandbox.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
-import { ToolRegistry } from "../tools/registry.ts"
+import { builtinTools, ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
-import type { McpSetup } from "../mcp/executor-side.ts"
+import type { ExecutorMcp } from "../mcp/executor-side.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
 import { type AgentCall, CancelledError, type Capabilities, type CapabilitiesRequest, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
 
@@ -36,8 +36,9 @@ export class LocalExecutor implements Executor {
   private readonly started = new Set<ProcessRegistry>()
   /** Reaches what escaped the process groups (setsid, double fork), also if this process is killed. */
   private readonly guard = new ProcessGuard()
-  /** MCP servers being started or started (the first capabilities request that names some). */
-  private mcp: Promise<McpSetup | undefined> | undefined
+  /** The MCP tools, once a capabilities request named MCP servers; `mcpUpdate` settles when they are in. */
+  private mcp: ExecutorMcp | undefined
+  private mcpUpdate: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
@@ -47,8 +48,9 @@ export class LocalExecutor implements Executor {
   }
 
   async capabilities(request: CapabilitiesRequest | undefined = this.options.mcp): Promise<Capabilities> {
-    if (this.mcp === undefined && request && hasMcp(request)) this.mcp = this.startMcp(request)
-    const mcp = await this.mcp
+    if (request && hasMcp(request)) await this.addMcp(request)
+    else await this.mcpUpdate
+    const mcp = this.mcp
     // An agent asks for capabilities first: its first script then finds a worker ready. Tool
     // calls alone (`clanka tool`) never start one.
     this.sandbox.warm()
@@ -64,16 +66,20 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  /** Starts the MCP servers (the SDK is loaded only now) and adds their tools. */
-  private async startMcp(request: CapabilitiesRequest): Promise<McpSetup | undefined> {
-    const { setUpMcp } = await import("../mcp/executor-side.ts")
-    // Tagged like the tools' processes: close() (or the guardian, if this process is killed) ends
-    // the servers and whatever they started.
-    if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
-    const setup = await setUpMcp(request, this.directory, this.guard.env)
-    this.tools = new ToolRegistry([...this.tools.tools, ...setup.tools], setup.declarations)
-    this.sandbox.setToolNames(this.tools.names)
-    return setup
+  /** Starts MCP servers / adds agent-side MCP tools (the SDK is loaded only now), one request at a time. */
+  private addMcp(request: CapabilitiesRequest): Promise<void> {
+    const next = this.mcpUpdate.then(async () => {
+      const { ExecutorMcp } = await import("../mcp/executor-side.ts")
+      // Tagged like the tools' processes: close() (or the guardian, if this process is killed)
+      // ends the servers and whatever they started.
+      if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
+      this.mcp ??= new ExecutorMcp(this.directory, this.guard.env)
+      if (!(await this.mcp.add(request))) return
+      this.tools = new ToolRegistry([...(this.options.tools ?? builtinTools), ...this.mcp.tools], this.mcp.declarations)
+      this.sandbox.setToolNames(this.tools.names)
+    })
+    this.mcpUpdate = next.catch(() => {})
+    return next
   }
 
   execute(options: ExecuteOptions): AsyncIterable<string> {
@@ -120,8 +126,8 @@ export class LocalExecutor implements Executor {
 
   async executeUnsafe(tool: string, params: unknown, options: { onAgentCall?: AgentCall } = {}): Promise<unknown> {
     // `clanka tool mcp.server.tool` may come right after the request that starts the servers.
-    if (this.mcp === undefined && this.options.mcp && hasMcp(this.options.mcp) && tool.startsWith("mcp.")) this.mcp = this.startMcp(this.options.mcp)
-    await this.mcp
+    if (this.options.mcp && hasMcp(this.options.mcp) && tool.startsWith("mcp.")) await this.addMcp(this.options.mcp)
+    else await this.mcpUpdate
     const processes = new ProcessRegistry(this.guard)
     this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
@@ -138,9 +144,7 @@ export class LocalExecutor implements Executor {
 
   async close(): Promise<void> {
     // The MCP servers are children of this process: closing their clients ends them.
-    const mcp = this.mcp
-    this.mcp = Promise.resolve(undefined)
-    void mcp?.then((setup) => setup?.close()).catch(() => {})
+    void this.mcpUpdate.then(() => this.mcp?.close())
     for (const processes of this.started) processes.killAll()
     this.started.clear()
     this.guard.killAll()

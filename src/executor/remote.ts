@@ -142,10 +142,9 @@ export class RemoteExecutor implements Executor {
   async capabilities(request: CapabilitiesRequest | undefined = this.options.capabilitiesRequest): Promise<Capabilities> {
     const first = this.handshake
     if (this.client.failed) throw this.client.failed
-    if (first && request === this.options.capabilitiesRequest) {
-      this.handshake = undefined
-      return first
-    }
+    this.handshake = undefined
+    // A request that adds something (agent-side MCP tools) makes the handshake's answer stale.
+    if (first && request === this.options.capabilitiesRequest) return first
     return this.parseCapabilities(await this.client.request("capabilities", request))
   }
 

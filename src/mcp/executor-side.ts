@@ -13,55 +13,93 @@ import { McpConnection } from "./connection.ts"
 import { assignJsNames, type McpToolInfo, renderMcpDeclarations } from "./declarations.ts"
 import { mcpTools } from "./tools.ts"
 
-export interface McpSetup {
-  tools: Tool[]
-  /** `declare const mcp …` (and a comment per failed server), for the prompt. */
-  declarations: string
-  failures: { server: string; error: string }[]
-  close(): Promise<void>
-}
+/**
+ * The MCP tools of one executor. The stdio servers of the first request that names some are
+ * started; the agent-side tools of the first request that names some are added (the agent may
+ * announce them later, once its HTTP servers answered, so both kinds start at the same time).
+ */
+export class ExecutorMcp {
+  private readonly connections = new Map<string, McpConnection>()
+  private stdioInfos: McpToolInfo[] = []
+  private agentInfos: McpToolInfo[] = []
+  private stdioFailures: { server: string; error: string }[] = []
+  private agentFailures: { server: string; error: string }[] = []
+  private stdioDone = false
+  private agentDone = false
 
-/** `tagEnv`: added to each server's environment, so the executor's end reaches the servers and all they start. */
-export async function setUpMcp(request: CapabilitiesRequest, directory: string, tagEnv: Record<string, string> = {}): Promise<McpSetup> {
-  const connections: McpConnection[] = []
-  const failures: { server: string; error: string }[] = [...(request.agentMcpFailures ?? [])]
-  await Promise.all(
-    Object.entries(request.mcpServers ?? {}).map(async ([name, server]) => {
-      const connection = stdioConnection(name, server, directory, tagEnv)
-      try {
-        await connection.start(server.startupTimeoutSec)
-        connections.push(connection)
-      } catch (error) {
-        failures.push({ server: name, error: errorMessage(error) })
+  /** `tagEnv`: added to each server's environment, so the executor's end reaches the servers and all they start. */
+  constructor(
+    private readonly directory: string,
+    private readonly tagEnv: Record<string, string> = {},
+  ) {}
+
+  /** Adds what the request names that was not added before; true when the tools changed. */
+  async add(request: CapabilitiesRequest): Promise<boolean> {
+    let changed = false
+    const servers = Object.entries(request.mcpServers ?? {})
+    if (!this.stdioDone && servers.length > 0) {
+      this.stdioDone = changed = true
+      await this.startStdio(servers)
+    }
+    if (!this.agentDone && ((request.agentMcpTools?.length ?? 0) > 0 || (request.agentMcpFailures?.length ?? 0) > 0)) {
+      this.agentDone = changed = true
+      this.agentFailures = [...(request.agentMcpFailures ?? [])]
+      const byServer = new Map<string, McpToolInfo[]>()
+      for (const tool of request.agentMcpTools ?? []) {
+        if (this.connections.has(tool.server)) continue
+        byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), { ...tool, jsName: tool.name }])
       }
-    }),
-  )
-  const order = Object.keys(request.mcpServers ?? {})
-  connections.sort((a, b) => order.indexOf(a.server) - order.indexOf(b.server))
-  const byServer = new Map(connections.map((connection) => [connection.server, connection]))
-  const infos: McpToolInfo[] = connections.flatMap((connection) => connection.tools)
-  // Agent-side tools: the calls go back to the agent, which holds the connection and its tokens.
-  const agentSide = new Map<string, McpToolInfo[]>()
-  for (const tool of request.agentMcpTools ?? []) {
-    if (byServer.has(tool.server)) continue
-    agentSide.set(tool.server, [...(agentSide.get(tool.server) ?? []), { ...tool, jsName: tool.name }])
+      this.agentInfos = [...byServer.values()].flatMap((list) => {
+        const jsNames = assignJsNames(list.map((tool) => tool.name))
+        return list.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))
+      })
+    }
+    return changed
   }
-  for (const list of agentSide.values()) {
-    const jsNames = assignJsNames(list.map((tool) => tool.name))
-    list.forEach((tool, i) => infos.push({ ...tool, jsName: jsNames[i]! }))
+
+  get failures(): { server: string; error: string }[] {
+    return [...this.stdioFailures, ...this.agentFailures]
   }
-  const tools = mcpTools(infos, async (info, args, ctx) => {
-    const connection = byServer.get(info.server)
-    if (connection) return connection.call(info.name, args, ctx.signal)
-    return ctx.agentCall("mcp", { server: info.server, tool: info.name, arguments: args })
-  })
-  return {
-    tools,
-    declarations: renderMcpDeclarations(infos, failures),
-    failures,
-    close: async () => {
-      await Promise.all(connections.map((connection) => connection.close()))
-    },
+
+  /** Sandbox tools: a stdio server's are called here; an agent-side server's through the agent. */
+  get tools(): Tool[] {
+    return mcpTools([...this.stdioInfos, ...this.agentInfos], async (info, args, ctx) => {
+      const connection = this.connections.get(info.server)
+      if (connection) return connection.call(info.name, args, ctx.signal)
+      return ctx.agentCall("mcp", { server: info.server, tool: info.name, arguments: args })
+    })
+  }
+
+  /** `declare const mcp …` (and a comment per failed server), for the prompt. */
+  get declarations(): string {
+    return renderMcpDeclarations([...this.stdioInfos, ...this.agentInfos], this.failures)
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.close()))
+  }
+
+  /** Starts the servers all at once, each within its time limit. */
+  private async startStdio(servers: [string, StdioMcpServer][]): Promise<void> {
+    const started = new Map<string, McpConnection>()
+    await Promise.all(
+      servers.map(async ([name, server]) => {
+        const connection = stdioConnection(name, server, this.directory, this.tagEnv)
+        try {
+          await connection.start(server.startupTimeoutSec)
+          started.set(name, connection)
+        } catch (error) {
+          this.stdioFailures.push({ server: name, error: errorMessage(error) })
+        }
+      }),
+    )
+    // In the order of the configuration, whichever answered first.
+    for (const [name] of servers) {
+      const connection = started.get(name)
+      if (connection) this.connections.set(name, connection)
+    }
+    this.stdioFailures.sort((a, b) => servers.findIndex(([name]) => name === a.server) - servers.findIndex(([name]) => name === b.server))
+    this.stdioInfos = [...this.connections.values()].flatMap((connection) => connection.tools)
   }
 }
 
