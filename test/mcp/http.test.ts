@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
-import { EVERYTHING } from "../support/mcp-everything.ts"
+import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 // Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
@@ -42,6 +42,8 @@ beforeAll(async () => {
       mcpServers: {
         remote: { type: "http", url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: "Bearer ${TEST_MCP_TOKEN}" } },
         down: { type: "http", url: `http://127.0.0.1:${port}/nothing` },
+        // A stdio server beside them, started by the executor at the same time.
+        local: everythingStdio,
       },
     }),
   )
@@ -58,7 +60,7 @@ describe("HTTP MCP servers on the agent's side", () => {
     const script = `
       // The executor's sandbox has no network: the server is out of the script's own reach.
       try { await fetch("http://127.0.0.1:${port}/mcp"); console.log("reached") } catch { console.log("no network") }
-      console.log(await mcp.remote.get_sum({ a: 20, b: 22 }))
+      console.log(await mcp.remote.get_sum({ a: 20, b: 22 }), await mcp.local.get_sum({ a: 1, b: 1 }))
       console.log(JSON.stringify(await mcp.remote.get_structured_content({ location: "New York" })))
       try { await mcp.remote.get_sum({ a: 1 }) } catch (e) { console.log(e.message) }
       try { await mcp.remote.get_resource_reference({ resourceId: 0.5 }) } catch (e) { console.log(e.message) }
@@ -67,7 +69,7 @@ describe("HTTP MCP servers on the agent's side", () => {
     expect(result.stdout).toBe(
       [
         "no network",
-        "The sum of 20 and 22 is 42.",
+        "The sum of 20 and 22 is 42. The sum of 1 and 1 is 2.",
         '{"temperature":33,"conditions":"Cloudy","humidity":82}',
         'mcp.remote.get_sum: invalid parameters: args: missing required property "b"',
         "mcp.remote.get_resource_reference: Invalid resourceId: 0.5. Must be a finite positive integer.",
@@ -83,6 +85,7 @@ describe("HTTP MCP servers on the agent's side", () => {
     expect(called.stdout).toBe('"Echo: over http"\n')
     const tools = await clanka(["tools", "-C", project], { env: env() })
     expect(tools.stdout).toContain("  remote: {\n")
+    expect(tools.stdout).toContain("  local: {\n")
     expect(tools.stdout).toMatch(/\/\/ MCP server "down" is unavailable \(its tools are missing\): http:\/\/127\.0\.0\.1:\d+\/nothing: Streamable HTTP error/)
   })
 
