@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { everythingStdio } from "../support/mcp-everything.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
@@ -30,4 +32,25 @@ test.skipIf(!available)("a stdio MCP server runs on the executor's host, in its 
   })
   expect(result).toEqual({ code: 0, stdout: `The sum of 3 and 4 is 7.\n${host.remoteDir}\n`, stderr: "" })
   expect(existsSync(join(host.local, "where.txt"))).toBe(false)
+})
+
+test.skipIf(!available)("clanka mcp --ssh serves execute backed by the executor on the far host", async () => {
+  const client = new Client({ name: "test", version: "1" })
+  await client.connect(
+    new StdioClientTransport({
+      command: BUN,
+      args: [MAIN, "mcp", "--ssh", host.target, "--remote-bin", host.remoteBin],
+      cwd: host.local,
+      env: { ...(process.env as Record<string, string>), ...host.env, XDG_CONFIG_HOME: join(host.local, ".xdg") },
+      stderr: "pipe",
+    }),
+  )
+  try {
+    const { tools } = await client.listTools()
+    expect(tools[0]!.description).toContain(`Paths are relative to ${host.remoteDir}.`)
+    const result = await client.callTool({ name: "execute", arguments: { script: `console.log(await readFile({ path: "README.md" }), await mcp.everything.echo({ message: "far" }))` } })
+    expect((result as { content: { text: string }[] }).content[0]!.text).toBe("remote\n Echo: far\n")
+  } finally {
+    await client.close()
+  }
 })
