@@ -92,8 +92,44 @@ export const CapabilitiesSchema = v.looseObject({
   directory: v.string(),
   /** The sandbox the executor's scripts run in; an executor that does not say runs none. */
   sandbox: v.optional(v.looseObject({ mode: v.picklist(SandboxModes), network: v.boolean() }), { mode: "off", network: true }),
+  /** MCP servers that could not be started or listed (their tools are missing); empty without MCP. */
+  mcpFailures: v.optional(v.array(v.looseObject({ server: v.string(), error: v.string() }))),
 })
 export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
+
+/** An MCP server the executor starts as a child process (stdio transport), inside its sandbox. */
+export const StdioMcpServerSchema = v.looseObject({
+  command: v.pipe(v.string(), v.minLength(1, "the command is empty")),
+  args: v.optional(v.array(v.string())),
+  env: v.optional(v.record(v.string(), v.string())),
+  /** Relative to the executor's directory (default: that directory). */
+  cwd: v.optional(v.string()),
+  /** How long the server may take to start and list its tools (default 10 s). */
+  startupTimeoutSec: v.optional(v.pipe(v.number(), v.minValue(0.001), v.maxValue(600))),
+})
+export type StdioMcpServer = v.InferOutput<typeof StdioMcpServerSchema>
+
+/** A tool of an MCP server that runs on the agent's side (HTTP): the executor calls it through the agent. */
+export const AgentMcpToolSchema = v.looseObject({
+  server: v.string(),
+  name: v.string(),
+  description: v.optional(v.string()),
+  inputSchema: v.unknown(),
+  outputSchema: v.optional(v.unknown()),
+})
+export type AgentMcpTool = v.InferOutput<typeof AgentMcpToolSchema>
+
+/**
+ * Params of the wire's capabilities request: what the agent asks the executor to add to its tools.
+ * Only the first request that names MCP servers starts them; later ones get the same tools.
+ */
+export const CapabilitiesRequestSchema = v.looseObject({
+  mcpServers: v.optional(v.record(v.string(), StdioMcpServerSchema)),
+  agentMcpTools: v.optional(v.array(AgentMcpToolSchema)),
+  /** Agent-side servers that failed, so the prompt names them too. */
+  agentMcpFailures: v.optional(v.array(v.looseObject({ server: v.string(), error: v.string() }))),
+})
+export type CapabilitiesRequest = v.InferOutput<typeof CapabilitiesRequestSchema>
 
 /** Params of the wire's execute request: the tool's input plus the script's time limit. */
 export const ExecuteParamsSchema = v.looseObject({
@@ -123,7 +159,8 @@ export interface ExecuteOptions extends ExecuteParams {
 }
 
 export interface Executor {
-  capabilities(): Promise<Capabilities>
+  /** `request`: MCP servers and agent-side MCP tools to add, the first time they are given. */
+  capabilities(request?: CapabilitiesRequest): Promise<Capabilities>
   /**
    * Console text as it is printed. When the script threw, did not parse or timed out, the
    * iteration ends by throwing a ScriptError (one-line reason) after all its output was yielded.

@@ -71,5 +71,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
 
 /** The sandbox function names, read from the declarations (works for remote executors too). */
 export function toolNamesFromDts(toolsDts: string): string[] {
-  return [...toolsDts.matchAll(/declare function (\w+)/g)].map((match) => match[1]!)
+  const names = [...toolsDts.matchAll(/declare function (\w+)/g)].map((match) => match[1]!)
+  // MCP servers' tools live under one global object (`declare const mcp: {…}`).
+  return /^declare const mcp: /m.test(toolsDts) ? [...names, "mcp"] : names
 }

@@ -12,6 +12,8 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   tool: () => import("./tool.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
   executor: () => import("./executor.ts").then((m) => m.default),
+  config: () => import("./config.ts").then((m) => m.default),
+  mcp: () => import("./mcp.ts").then((m) => m.default),
   help: () => import("./help.ts").then((m) => m.default),
 }
 

@@ -29,6 +29,22 @@ SANDBOX (run, exec, tool; --sandbox MODE)
   HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach
   them. webSearch runs on the agent's side with EXA_API_KEY.
 
+CONFIGURATION (clanka config prints the merged values and their files)
+
+  clanka.json     project defaults (model, subagentModel, sandbox, network, writable, env, output,
+                  maxTurns, turnTimeout, system, remoteBin, mcpServers), read from -C DIR and its
+                  parents up to the repository root; the nearest wins
+  .mcp.json       the project's MCP servers, as other agents write them
+  $XDG_CONFIG_HOME/clanka/config.json   the user's defaults (below the project's)
+  Flags (and CLANKA_MODEL) beat the files. A mistake is exit 2 naming the file and the key.
+
+MCP
+
+  mcpServers: {"name": {"command", "args", "env", "cwd"}} runs on the executor's side (in its
+  sandbox, also over --ssh); {"type": "http", "url", "headers"} on the agent's side. Scripts call
+  await mcp.<name>.<tool>(args); clanka tool mcp.<name>.<tool> JSON calls one tool.
+  clanka mcp serves execute itself as an MCP tool on stdio (-C, --ssh, --sandbox apply).
+
 ENVIRONMENT
 
   ANTHROPIC_API_KEY          key of the anthropic/… models
@@ -42,6 +58,7 @@ ENVIRONMENT
   CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
+  XDG_CONFIG_HOME            where the user's clanka/config.json is (default ~/.config)
   NO_COLOR                   no colours
   CLANKA_DEBUG=1             add the stack trace to an error
 

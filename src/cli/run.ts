@@ -9,7 +9,7 @@ import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { executorArgs, openExecutor, projectConfig } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 
 export default defineCommand({
@@ -27,10 +27,23 @@ export default defineCommand({
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
   },
   async run({ args }): Promise<number> {
-    const format = outputFormat(args.output, args.json)
+    // Flags beat the config files (clanka.json, the user's config.json).
+    const { config } = projectConfig(args)
+    const format = outputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
-    return await runAgent({ ...args, prompt: words.length > 0 ? words.join(" ") : undefined }, format)
+    return await runAgent(
+      {
+        ...args,
+        prompt: words.length > 0 ? words.join(" ") : undefined,
+        "subagent-model": args["subagent-model"] ?? config.subagentModel,
+        "max-turns": args["max-turns"] ?? (config.maxTurns === undefined ? undefined : String(config.maxTurns)),
+        "turn-timeout": args["turn-timeout"] ?? (config.turnTimeout === undefined ? undefined : String(config.turnTimeout)),
+        system: args.system ?? config.system,
+      },
+      format,
+      config.model,
+    )
   },
 })
 
@@ -55,12 +68,12 @@ interface RunArgs {
   system?: string
 }
 
-async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
+async function runAgent(args: RunArgs, format: OutputFormat, configModel?: string): Promise<number> {
   // Flags first: a bad value is refused whatever the environment holds.
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
   const { resolveModel } = await import("../providers/resolve.ts")
-  const spec = args.model || process.env.CLANKA_MODEL || defaultModel(process.env)
+  const spec = args.model || process.env.CLANKA_MODEL || configModel || defaultModel(process.env)
   if (!spec) {
     throw new UsageError(
       "no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL",

@@ -42,7 +42,9 @@ export default defineCommand({
         if (params.bare) throw new UsageError(`parameters must be JSON, got: ${shorten(String(params.value))}`)
         if (params.value === undefined) {
           // Worded from the executor's own declaration of the tool, wherever it runs.
-          const type = declaredParams((await executor.capabilities()).toolsDts, args.name)
+          const type = args.name.startsWith("mcp.")
+            ? mcpParams(String(await executor.executeUnsafe("mcp.describe", args.name).catch(() => "")))
+            : declaredParams((await executor.capabilities()).toolsDts, args.name)
           throw new UsageError(`${args.name}: missing PARAMS: JSON of type ${type} (or - to read them from stdin)`)
         }
         throw new UsageError(error.message)
@@ -70,6 +72,12 @@ function parseParams(text: string | undefined): { value: unknown; bare: boolean 
 function declaredParams(toolsDts: string, name: string): string {
   const line = toolsDts.split("\n").find((text) => text.startsWith(`declare function ${name}(`)) ?? ""
   const type = line.match(/^declare function \w+\(\w+\??: (.*)\): Promise<.*>$/)?.[1] ?? "unknown"
+  return type.replace(/\/\*\*.*?\*\/ /g, "")
+}
+
+/** The argument type in an MCP tool's declaration (`mcp.describe`), without doc comments. */
+function mcpParams(declaration: string): string {
+  const type = declaration.match(/\(args\??: (.*)\): Promise<.*>$/m)?.[1] ?? "unknown"
   return type.replace(/\/\*\*.*?\*\/ /g, "")
 }
 

@@ -1,11 +1,12 @@
 import { defineCommand } from "citty"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { executorArgs, openExecutor, projectConfig } from "./executor-flags.ts"
 
 export default defineCommand({
   meta: { name: "tools", description: "Print the tool declarations the model sees (of the executor given with --ssh or --executor)" },
   args: { ...executorArgs },
   async run({ args }) {
-    if (args.ssh === undefined && args.executor === undefined) {
+    const { config } = projectConfig(args)
+    if (args.ssh === undefined && args.executor === undefined && Object.keys(config.mcpServers ?? {}).length === 0) {
       // The local executor's declarations need no executor: the built-in tools render them.
       const { builtinRegistry } = await import("../tools/registry.ts")
       process.stdout.write(builtinRegistry().dts + "\n")

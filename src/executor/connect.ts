@@ -5,7 +5,7 @@
 import { realpathSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
-import { ExecutorLostError, type Executor, type SandboxPolicy } from "../contract.ts"
+import { type Capabilities, type CapabilitiesRequest, ExecutorLostError, type Executor, type SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
 import { resolveSandbox, sandboxedArgv, sandboxFlags, unavailable, type SandboxRequest } from "./os-sandbox.ts"
@@ -36,11 +36,25 @@ export interface ConnectOptions {
   writable?: string[]
   /** Further variables the child executor gets (--env NAME). */
   env?: string[]
-  /** Told once when the sandbox asked for by default cannot be had. */
+  /** Told once when the sandbox asked for by default cannot be had, and once per MCP server that failed. */
   onWarning?(line: string): void
+  /** MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake. */
+  mcp?: CapabilitiesRequest
 }
 
 export async function connectExecutor(options: ConnectOptions): Promise<Executor> {
+  const executor = await connect(options)
+  // The handshake started the MCP servers: one line for each that failed; the run goes on.
+  const announced = (executor as { announced?: Capabilities }).announced
+  for (const { server, error } of announced?.mcpFailures ?? []) {
+    if (!options.mcp?.agentMcpFailures?.some((failure) => failure.server === server)) {
+      options.onWarning?.(`MCP server "${server}" failed: ${error}; its tools are missing`)
+    }
+  }
+  return executor
+}
+
+async function connect(options: ConnectOptions): Promise<Executor> {
   if (options.executor !== undefined && options.ssh !== undefined) {
     throw new UsageError("--executor and --ssh both choose the executor; pass only one of them")
   }
@@ -53,7 +67,7 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
-    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor })
+    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor, capabilitiesRequest: options.mcp })
   }
   if (options.ssh !== undefined) {
     if (options.env?.length) throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")
@@ -68,6 +82,7 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
       argv: ["ssh", ...sshArgs(), "--", target.host, command],
       label: target.host,
       ssh: { host: target.host, remoteBin },
+      capabilitiesRequest: options.mcp,
     })
     if (request === "auto" && remote.announced?.sandbox.mode === "off") {
       options.onWarning?.(`the executor on ${target.host} runs without the OS sandbox (bubblewrap is not available there); install bubblewrap there, or pass --sandbox off to say this is intended`)
@@ -78,7 +93,7 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
   const directory = resolve(options.directory ?? ".")
   if (options.local !== "child") {
     const { LocalExecutor } = await import("./local.ts")
-    return new LocalExecutor({ directory })
+    return new LocalExecutor({ directory, ...(options.mcp ? { mcp: options.mcp } : {}) })
   }
   const workspace = realpathSync(directory)
   const request = options.sandbox ?? "auto"
@@ -93,6 +108,7 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
       label: "the local executor",
       local: true,
       env: executorEnv(options.env),
+      capabilitiesRequest: options.mcp,
     })
   try {
     return await start(policy)

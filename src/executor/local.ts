@@ -4,12 +4,13 @@ import { Sandbox } from "../sandbox/sandbox.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
-import { ToolRegistry } from "../tools/registry.ts"
+import { builtinTools, ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
+import type { ExecutorMcp } from "../mcp/executor-side.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
-import { type AgentCall, CancelledError, type Capabilities, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
+import { type AgentCall, CancelledError, type Capabilities, type CapabilitiesRequest, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
 
 export interface LocalExecutorOptions {
   directory: string
@@ -17,12 +18,14 @@ export interface LocalExecutorOptions {
   tools?: readonly Tool[]
   /** What the tools may write (default: UNRESTRICTED). The OS sandbox is the caller's (bwrap). */
   policy?: SandboxPolicy
+  /** MCP servers to start and agent-side MCP tools to add at the first capabilities request. */
+  mcp?: CapabilitiesRequest
 }
 
 /** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
 export class LocalExecutor implements Executor {
   readonly directory: string
-  readonly tools: ToolRegistry
+  tools: ToolRegistry
   readonly policy: SandboxPolicy
   private readonly sandbox: Sandbox
   private readonly todos = new TodoStore()
@@ -33,15 +36,21 @@ export class LocalExecutor implements Executor {
   private readonly started = new Set<ProcessRegistry>()
   /** Reaches what escaped the process groups (setsid, double fork), also if this process is killed. */
   private readonly guard = new ProcessGuard()
+  /** The MCP tools, once a capabilities request named MCP servers; `mcpUpdate` settles when they are in. */
+  private mcp: ExecutorMcp | undefined
+  private mcpUpdate: Promise<void> = Promise.resolve()
 
-  constructor(options: LocalExecutorOptions) {
+  constructor(private readonly options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
     this.tools = new ToolRegistry(options.tools)
     this.policy = options.policy ?? UNRESTRICTED
     this.sandbox = new Sandbox(this.tools.names)
   }
 
-  async capabilities(): Promise<Capabilities> {
+  async capabilities(request: CapabilitiesRequest | undefined = this.options.mcp): Promise<Capabilities> {
+    if (request && hasMcp(request)) await this.addMcp(request)
+    else await this.mcpUpdate
+    const mcp = this.mcp
     // An agent asks for capabilities first: its first script then finds a worker ready. Tool
     // calls alone (`clanka tool`) never start one.
     this.sandbox.warm()
@@ -53,7 +62,24 @@ export class LocalExecutor implements Executor {
       version: VERSION,
       directory: this.directory,
       sandbox: { mode: this.policy.mode, network: this.policy.network },
+      ...(mcp ? { mcpFailures: mcp.failures } : {}),
     }
+  }
+
+  /** Starts MCP servers / adds agent-side MCP tools (the SDK is loaded only now), one request at a time. */
+  private addMcp(request: CapabilitiesRequest): Promise<void> {
+    const next = this.mcpUpdate.then(async () => {
+      const { ExecutorMcp } = await import("../mcp/executor-side.ts")
+      // Tagged like the tools' processes: close() (or the guardian, if this process is killed)
+      // ends the servers and whatever they started.
+      if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
+      this.mcp ??= new ExecutorMcp(this.directory, this.guard.env)
+      if (!(await this.mcp.add(request))) return
+      this.tools = new ToolRegistry([...(this.options.tools ?? builtinTools), ...this.mcp.tools], this.mcp.declarations)
+      this.sandbox.setToolNames(this.tools.names)
+    })
+    this.mcpUpdate = next.catch(() => {})
+    return next
   }
 
   execute(options: ExecuteOptions): AsyncIterable<string> {
@@ -99,6 +125,9 @@ export class LocalExecutor implements Executor {
   }
 
   async executeUnsafe(tool: string, params: unknown, options: { onAgentCall?: AgentCall } = {}): Promise<unknown> {
+    // `clanka tool mcp.server.tool` may come right after the request that starts the servers.
+    if (this.options.mcp && hasMcp(this.options.mcp) && tool.startsWith("mcp.")) await this.addMcp(this.options.mcp)
+    else await this.mcpUpdate
     const processes = new ProcessRegistry(this.guard)
     this.started.add(processes)
     const ctx = this.context(new AbortController().signal, processes, {
@@ -114,6 +143,8 @@ export class LocalExecutor implements Executor {
   }
 
   async close(): Promise<void> {
+    // The MCP servers are children of this process: closing their clients ends them.
+    void this.mcpUpdate.then(() => this.mcp?.close())
     for (const processes of this.started) processes.killAll()
     this.started.clear()
     this.guard.killAll()
@@ -137,4 +168,8 @@ export class LocalExecutor implements Executor {
       agentCall: options.onAgentCall ?? ((service, params) => runAgentService(service, params, signal)),
     }
   }
+}
+
+function hasMcp(request: CapabilitiesRequest): boolean {
+  return Object.keys(request.mcpServers ?? {}).length > 0 || (request.agentMcpTools?.length ?? 0) > 0 || (request.agentMcpFailures?.length ?? 0) > 0
 }

@@ -20,6 +20,7 @@ import {
   ToolError,
   UnknownToolError,
   type Capabilities,
+  type CapabilitiesRequest,
   type ExecuteOptions,
   type Executor,
 } from "../contract.ts"
@@ -39,6 +40,8 @@ export interface RemoteExecutorOptions {
   local?: boolean
   /** How long past a script's time limit to wait for its result (default 15 s). */
   answerGraceMs?: number
+  /** Sent with every capabilities request: the MCP servers the far side starts (at the handshake). */
+  capabilitiesRequest?: CapabilitiesRequest
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -108,7 +111,7 @@ export class RemoteExecutor implements Executor {
   private async checkVersion(): Promise<void> {
     let raw: unknown
     try {
-      raw = await this.client.request("capabilities")
+      raw = await this.client.request("capabilities", this.options.capabilitiesRequest)
     } catch (error) {
       if (error instanceof RpcResponseError) {
         throw new ExecutorLostError(`${this.who} did not answer the capabilities request (${error.message}); is it \`clanka executor\`?`)
@@ -136,14 +139,13 @@ export class RemoteExecutor implements Executor {
     return parsed.output
   }
 
-  async capabilities(): Promise<Capabilities> {
+  async capabilities(request: CapabilitiesRequest | undefined = this.options.capabilitiesRequest): Promise<Capabilities> {
     const first = this.handshake
     if (this.client.failed) throw this.client.failed
-    if (first) {
-      this.handshake = undefined
-      return first
-    }
-    return this.parseCapabilities(await this.client.request("capabilities"))
+    this.handshake = undefined
+    // A request that adds something (agent-side MCP tools) makes the handshake's answer stale.
+    if (first && request === this.options.capabilitiesRequest) return first
+    return this.parseCapabilities(await this.client.request("capabilities", request))
   }
 
   async *execute(options: ExecuteOptions): AsyncGenerator<string> {

@@ -4,6 +4,7 @@
  * The capabilities and the execute request are the Executor contract's own (src/contract.ts).
  */
 import * as v from "valibot"
+import { CapabilitiesRequestSchema } from "../contract.ts"
 
 /** JSON-RPC error codes used by the protocol. */
 export const ErrorCode = {
@@ -29,7 +30,7 @@ export const RequestSchema = v.object({
 export type Request = v.InferOutput<typeof RequestSchema>
 
 // Params of each method. Objects are loose: extra fields from a newer agent are ignored.
-export const CapabilitiesParamsSchema = v.optional(v.union([v.looseObject({}), v.tuple([])]))
+export const CapabilitiesParamsSchema = v.optional(v.union([CapabilitiesRequestSchema, v.tuple([])]))
 export const SubagentOutputParamsSchema = v.looseObject({
   id: RequestIdSchema,
   output: v.string(),

@@ -191,8 +191,8 @@ export async function serveExecutor(
   }
 
   async function runCapabilities(raw: unknown): Promise<unknown> {
-    params("capabilities", CapabilitiesParamsSchema, raw)
-    const capabilities = await executor.capabilities()
+    const request = params("capabilities", CapabilitiesParamsSchema, raw)
+    const capabilities = await executor.capabilities(Array.isArray(request) ? undefined : request)
     return { ...capabilities, protocolVersion: PROTOCOL_VERSION }
   }
 

@@ -64,7 +64,15 @@ export class Sandbox {
   private watchdog: ReturnType<typeof setInterval> | undefined
 
   /** `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. */
-  constructor(private readonly toolNames: readonly string[]) {}
+  constructor(private toolNames: readonly string[]) {}
+
+  /** Tools added after start (MCP servers): idle workers learn the new globals before their next script. */
+  setToolNames(names: readonly string[]): void {
+    this.toolNames = names
+    for (const { worker, acked } of this.idle) {
+      worker.postMessage({ type: "init", toolNames: [...names], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    }
+  }
 
   private watch(runId: number, stop: () => void): void {
     this.active.set(runId, stop)

@@ -18,6 +18,11 @@ const services: Record<string, (params: unknown, signal: AbortSignal) => Promise
   webSearch: (params, signal) => exaSearch(v.parse(WebSearchParamsSchema, params), process.env, signal),
 }
 
+/** Adds a service this process answers (the `mcp` service once HTTP MCP servers are connected). */
+export function registerAgentService(name: string, run: (params: unknown, signal: AbortSignal) => Promise<unknown>): void {
+  services[name] = run
+}
+
 /** Runs an agent-side service in this process, with this process's keys. */
 export async function runAgentService(service: string, params: unknown, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
   const run = services[service]

@@ -31,7 +31,14 @@ export class ToolRegistry {
   private readonly byName: ReadonlyMap<string, Tool>
   private declarations: string | undefined
 
-  constructor(readonly tools: readonly Tool[] = builtinTools) {
+  /**
+   * `extraDeclarations`: declarations of the namespaced tools (`mcp.server.tool`), which are
+   * declared by their namespace rather than one by one.
+   */
+  constructor(
+    readonly tools: readonly Tool[] = builtinTools,
+    private readonly extraDeclarations = "",
+  ) {
     this.byName = new Map(tools.map((tool) => [tool.name, tool]))
     if (this.byName.size !== tools.length) {
       const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index)
@@ -46,7 +53,8 @@ export class ToolRegistry {
 
   /** The declarations the model sees, generated once from the schemas. */
   get dts(): string {
-    return (this.declarations ??= renderToolsDts(this.tools))
+    this.declarations ??= renderToolsDts(this.tools.filter((tool) => !tool.name.includes(".")))
+    return this.extraDeclarations ? `${this.declarations}\n${this.extraDeclarations}` : this.declarations
   }
 
   /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */

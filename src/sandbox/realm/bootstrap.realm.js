@@ -174,7 +174,14 @@
       call(id, name, params)
     })
   }
-  for (const name of toolNames) g[name] = { [name](...args) { return callTool(name, args, new RealmError()) } }[name]
+  for (const name of toolNames) {
+    const fn = { [name](...args) { return callTool(name, args, new RealmError()) } }[name]
+    // "mcp.server.tool" is g.mcp.server.tool (the tool part kept whole); "mcp.describe" is g.mcp.describe.
+    const [head, ...rest] = apply(split, name, ["."])
+    if (rest.length === 0) g[name] = fn
+    else if (rest.length === 1) (g[head] ??= {})[rest[0]] = fn
+    else ((g[head] ??= {})[rest[0]] ??= {})[apply(join, rest.slice(1), ["."])] = fn
+  }
 
   // ── timers ──
   const timers = new Map()

@@ -1,0 +1,82 @@
+/**
+ * `clanka mcp`: clanka as an MCP server on stdio. It serves one tool, `execute`, whose description
+ * holds the sandbox's declarations, backed by the same executor as `clanka exec` (so -C, --ssh,
+ * --executor and the sandbox flags apply, and configured MCP servers are there too): any MCP
+ * client gains code mode and clanka's tools.
+ */
+import { defineCommand } from "citty"
+import { CancelledError, EXECUTE_TOOL, EXECUTE_TOOL_NAME, type Executor, noSubagents, ScriptError, scriptOf } from "../contract.ts"
+import { ExitCode } from "../errors.ts"
+import { OutputCap } from "../util/output-cap.ts"
+import { errorMessage } from "../util/error-message.ts"
+import { VERSION } from "../version.ts"
+import { executorArgs, openExecutor } from "./executor-flags.ts"
+
+export default defineCommand({
+  meta: { name: "mcp", description: "Serve execute (code mode with clanka's tools) as an MCP server on stdio" },
+  args: { ...executorArgs },
+  async run({ args }) {
+    const executor = await openExecutor(args)
+    const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+      import("@modelcontextprotocol/sdk/server/index.js"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("@modelcontextprotocol/sdk/types.js"),
+    ])
+    const caps = await executor.capabilities()
+    const server = new Server({ name: "clanka", version: VERSION }, { capabilities: { tools: {} } })
+    server.setRequestHandler(types.ListToolsRequestSchema, async () => ({
+      tools: [{ name: EXECUTE_TOOL_NAME, description: describeExecute(caps.toolsDts, caps.directory), inputSchema: EXECUTE_TOOL.inputSchema as { type: "object" } }],
+    }))
+    server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+      if (request.params.name !== EXECUTE_TOOL_NAME) {
+        return { content: [{ type: "text" as const, text: `unknown tool "${request.params.name}": this server has only ${EXECUTE_TOOL_NAME}` }], isError: true }
+      }
+      const script = scriptOf(request.params.arguments ?? {})
+      if (script === undefined) return { content: [{ type: "text" as const, text: 'execute takes {"script": "<JavaScript>"}' }], isError: true }
+      const { text, failed } = await runScript(executor, script, extra.signal)
+      return { content: [{ type: "text" as const, text }], ...(failed ? { isError: true } : {}) }
+    })
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = () => resolve()
+      // The client went away (stdin closed): stop serving, and what the scripts started dies.
+      process.stdin.once("end", () => resolve())
+    })
+    await server.connect(new StdioServerTransport())
+    await closed
+    await server.close().catch(() => {})
+    await executor.close()
+    return ExitCode.ok
+  },
+})
+
+function describeExecute(toolsDts: string, directory: string): string {
+  return [
+    EXECUTE_TOOL.description,
+    `The program is the body of an async function (top-level await works; variables do not persist between calls; no require, import or process). Paths are relative to ${directory}. Print what you need with console.log.`,
+    "Sandbox functions:",
+    toolsDts.trim(),
+  ].join("\n\n")
+}
+
+/** Runs one script; its output as the model would see it (capped at 64 KiB), and whether it failed. */
+async function runScript(executor: Executor, script: string, signal: AbortSignal): Promise<{ text: string; failed: boolean }> {
+  const output = new OutputCap()
+  let failed = false
+  try {
+    for await (const text of executor.execute({
+      script,
+      signal,
+      onTaskComplete: (summary) => output.push(`[taskComplete: ${summary}]\n`),
+      onSubagent: noSubagents,
+    })) {
+      output.push(text)
+    }
+  } catch (error) {
+    failed = true
+    if (error instanceof ScriptError) output.push(`The script failed: ${error.message}\n`)
+    else if (error instanceof CancelledError) output.push("[cancelled]\n")
+    else output.push(`[stopped: ${errorMessage(error)}]\n`)
+  }
+  const text = output.toString()
+  return { text: text === "" ? "(no output)" : text, failed }
+}

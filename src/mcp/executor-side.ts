@@ -1,0 +1,131 @@
+/**
+ * The executor's side of MCP: it starts the stdio servers it is asked for (children of the
+ * executor, so inside its OS sandbox and on its host), all at once with a time limit each, and
+ * turns their tools — and the agent-side (HTTP) tools the agent announces — into sandbox tools.
+ * Loaded only when a capabilities request names MCP servers.
+ */
+import { resolve } from "node:path"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { CapabilitiesRequest, StdioMcpServer } from "../contract.ts"
+import { errorMessage } from "../util/error-message.ts"
+import type { Tool } from "../tools/tool.ts"
+import { McpConnection } from "./connection.ts"
+import { assignJsNames, type McpToolInfo, renderMcpDeclarations } from "./declarations.ts"
+import { mcpTools } from "./tools.ts"
+
+/**
+ * The MCP tools of one executor. The stdio servers of the first request that names some are
+ * started; the agent-side tools of the first request that names some are added (the agent may
+ * announce them later, once its HTTP servers answered, so both kinds start at the same time).
+ */
+export class ExecutorMcp {
+  private readonly connections = new Map<string, McpConnection>()
+  private stdioInfos: McpToolInfo[] = []
+  private agentInfos: McpToolInfo[] = []
+  private stdioFailures: { server: string; error: string }[] = []
+  private agentFailures: { server: string; error: string }[] = []
+  private stdioDone = false
+  private agentDone = false
+
+  /** `tagEnv`: added to each server's environment, so the executor's end reaches the servers and all they start. */
+  constructor(
+    private readonly directory: string,
+    private readonly tagEnv: Record<string, string> = {},
+  ) {}
+
+  /** Adds what the request names that was not added before; true when the tools changed. */
+  async add(request: CapabilitiesRequest): Promise<boolean> {
+    let changed = false
+    const servers = Object.entries(request.mcpServers ?? {})
+    if (!this.stdioDone && servers.length > 0) {
+      this.stdioDone = changed = true
+      await this.startStdio(servers)
+    }
+    if (!this.agentDone && ((request.agentMcpTools?.length ?? 0) > 0 || (request.agentMcpFailures?.length ?? 0) > 0)) {
+      this.agentDone = changed = true
+      this.agentFailures = [...(request.agentMcpFailures ?? [])]
+      const byServer = new Map<string, McpToolInfo[]>()
+      for (const tool of request.agentMcpTools ?? []) {
+        if (this.connections.has(tool.server)) continue
+        byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), { ...tool, jsName: tool.name }])
+      }
+      this.agentInfos = [...byServer.values()].flatMap((list) => {
+        const jsNames = assignJsNames(list.map((tool) => tool.name))
+        return list.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))
+      })
+    }
+    return changed
+  }
+
+  get failures(): { server: string; error: string }[] {
+    return [...this.stdioFailures, ...this.agentFailures]
+  }
+
+  /** Sandbox tools: a stdio server's are called here; an agent-side server's through the agent. */
+  get tools(): Tool[] {
+    return mcpTools([...this.stdioInfos, ...this.agentInfos], async (info, args, ctx) => {
+      const connection = this.connections.get(info.server)
+      if (connection) return connection.call(info.name, args, ctx.signal)
+      return ctx.agentCall("mcp", { server: info.server, tool: info.name, arguments: args })
+    })
+  }
+
+  /** `declare const mcp …` (and a comment per failed server), for the prompt. */
+  get declarations(): string {
+    return renderMcpDeclarations([...this.stdioInfos, ...this.agentInfos], this.failures)
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((connection) => connection.close()))
+  }
+
+  /** Starts the servers all at once, each within its time limit. */
+  private async startStdio(servers: [string, StdioMcpServer][]): Promise<void> {
+    const started = new Map<string, McpConnection>()
+    await Promise.all(
+      servers.map(async ([name, server]) => {
+        const connection = stdioConnection(name, server, this.directory, this.tagEnv)
+        try {
+          await connection.start(server.startupTimeoutSec)
+          started.set(name, connection)
+        } catch (error) {
+          this.stdioFailures.push({ server: name, error: errorMessage(error) })
+        }
+      }),
+    )
+    // In the order of the configuration, whichever answered first.
+    for (const [name] of servers) {
+      const connection = started.get(name)
+      if (connection) this.connections.set(name, connection)
+    }
+    this.stdioFailures.sort((a, b) => servers.findIndex(([name]) => name === a.server) - servers.findIndex(([name]) => name === b.server))
+    this.stdioInfos = [...this.connections.values()].flatMap((connection) => connection.tools)
+  }
+}
+
+const STDERR_TAIL_LINES = 5
+
+function stdioConnection(name: string, server: StdioMcpServer, directory: string, tagEnv: Record<string, string>): McpConnection {
+  // The server gets the executor's environment (already an allow-list under clanka run) and its
+  // own `env`; it works in the executor's directory unless told otherwise.
+  const env = { ...(process.env as Record<string, string>), ...server.env, ...tagEnv }
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args ?? [],
+    env,
+    cwd: resolve(directory, server.cwd ?? "."),
+    stderr: "pipe",
+  })
+  // "pipe": the SDK hands out the stream before the start, so no early line is lost.
+  const stderr = transport.stderr!
+  const lines: string[] = []
+  let partial = ""
+  stderr.on("data", (chunk: Buffer | string) => {
+    const text = chunk.toString()
+    const parts = (partial + text).split("\n")
+    partial = parts.pop()!.slice(-2000)
+    for (const line of parts) if (line.trim()) lines.push(line.trim().slice(0, 300))
+    lines.splice(0, Math.max(0, lines.length - STDERR_TAIL_LINES))
+  })
+  return new McpConnection(name, transport, () => (partial.trim() || lines.at(-1)) ?? undefined)
+}

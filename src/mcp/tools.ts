@@ -1,0 +1,104 @@
+/**
+ * MCP tools as sandbox tools: `mcp.<server>.<tool>` entries of the executor's ToolRegistry, whose
+ * arguments are checked against the tool's JSON Schema before the call (the same InvalidParamsError
+ * a built-in tool gives), and `mcp.describe`. Results become what a script wants: text as a string,
+ * structured content as an object, images and resources as short placeholders.
+ */
+import * as v from "valibot"
+import { ToolError } from "../errors.ts"
+import { validateJson } from "../schema/validate.ts"
+import type { Tool, ToolContext } from "../tools/tool.ts"
+import { describeTool, type McpToolInfo } from "./declarations.ts"
+
+/** Calls the tool on its server with checked arguments; resolves to the converted result. */
+export type McpCall = (tool: McpToolInfo, args: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>
+
+/** The sandbox's name of a tool: the worker turns `mcp.server.tool` into `mcp.server.tool(…)`. */
+export const mcpToolName = (tool: McpToolInfo) => `mcp.${tool.server}.${tool.jsName}`
+
+export function mcpTools(infos: readonly McpToolInfo[], call: McpCall): Tool[] {
+  const tools: Tool[] = infos.map((info) => ({
+    name: mcpToolName(info),
+    description: info.description ?? "",
+    params: argsSchema(info.inputSchema),
+    result: v.unknown(),
+    run: (args: Record<string, unknown> | undefined, ctx: ToolContext) => call(info, args ?? {}, ctx),
+  }))
+  tools.push(describe(infos))
+  return tools
+}
+
+/** Valibot schema that checks a value against a JSON Schema, one issue per mistake. */
+function argsSchema(schema: unknown): v.GenericSchema<unknown, Record<string, unknown> | undefined> {
+  return v.pipe(
+    v.unknown(),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const value = dataset.value === undefined ? {} : dataset.value
+      for (const message of validateJson(schema ?? {}, value)) addIssue({ message: message.replace(/^\$\./, "").replace(/^\$/, "args") })
+    }),
+  ) as v.GenericSchema<unknown, Record<string, unknown> | undefined>
+}
+
+function describe(infos: readonly McpToolInfo[]): Tool {
+  return {
+    name: "mcp.describe",
+    description: "The full declaration of one MCP tool",
+    params: v.pipe(v.string(), v.minLength(1)),
+    paramName: "name",
+    result: v.string(),
+    async run(name: string) {
+      const [server, ...rest] = name.replace(/^mcp\./, "").split(".")
+      const tool = rest.join(".")
+      const found = infos.find((info) => info.server === server && (info.jsName === tool || info.name === tool))
+      if (found) return describeTool(found)
+      const known = infos.filter((info) => info.server === server).map((info) => `${server}.${info.jsName}`)
+      const hint = known.length ? `; ${server} has ${known.join(", ")}` : `; servers: ${[...new Set(infos.map((info) => info.server))].join(", ")}`
+      throw new ToolError(`no MCP tool "${name}" (write "server.tool")${hint}`)
+    },
+  }
+}
+
+interface ContentBlock {
+  type: string
+  text?: string
+  data?: string
+  mimeType?: string
+  uri?: string
+  name?: string
+  resource?: { uri?: string; mimeType?: string; text?: string; blob?: string }
+}
+
+/** A CallToolResult as the script gets it; `isError` throws with the server's text. */
+export function convertResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): unknown {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : []
+  if (result.isError) {
+    const text = blocks.map(placeholder).join("\n").trim()
+    throw new ToolError(text || "the tool reported an error without a message")
+  }
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent
+  return blocks.map(placeholder).join("\n")
+}
+
+function placeholder(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text ?? ""
+    case "image":
+    case "audio":
+      return `[${block.type}: ${block.mimeType ?? "unknown type"}, ${base64Bytes(block.data)} bytes]`
+    case "resource_link":
+      return `[resource link: ${block.name ? `${block.name} ` : ""}${block.uri ?? ""}]`
+    case "resource": {
+      const resource = block.resource ?? {}
+      const size = resource.text !== undefined ? `${resource.text.length} characters` : `${base64Bytes(resource.blob)} bytes`
+      return `[resource: ${resource.uri ?? ""} (${resource.mimeType ?? "unknown type"}, ${size})]`
+    }
+    default:
+      return `[${block.type} content]`
+  }
+}
+
+function base64Bytes(data: string | undefined): number {
+  if (!data) return 0
+  return Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0)
+}

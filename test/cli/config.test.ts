@@ -1,0 +1,92 @@
+import { describe, expect, test, setDefaultTimeout } from "bun:test"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
+
+const root = temporaryDirectory("clanka-config-")
+const repo = join(root, "repo")
+const sub = join(repo, "packages", "app")
+const xdg = join(root, "xdg")
+mkdirSync(join(repo, ".git"), { recursive: true })
+mkdirSync(sub, { recursive: true })
+mkdirSync(join(xdg, "clanka"), { recursive: true })
+// Above the repository root: never read.
+writeFileSync(join(root, "clanka.json"), JSON.stringify({ model: "outside/ignored" }))
+writeFileSync(join(xdg, "clanka", "config.json"), JSON.stringify({ model: "user/model", maxTurns: 7, mcpServers: { notes: { command: "user-notes" } } }))
+writeFileSync(join(repo, ".mcp.json"), JSON.stringify({ mcpServers: { notes: { command: "repo-notes", args: ["--dir", "${NOTES_DIR:-/srv/notes}"] } }, otherAgentKey: true }))
+writeFileSync(join(repo, "clanka.json"), JSON.stringify({ sandbox: "read-only", model: "repo/model" }))
+writeFileSync(join(sub, "clanka.json"), JSON.stringify({ model: "app/model", writable: ["cache"] }))
+const env = { XDG_CONFIG_HOME: xdg, CLANKA_MODEL: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined }
+
+describe("configuration files", () => {
+  test("clanka config prints the merged values, nearest file first, with each value's source", async () => {
+    const result = await clanka(["config", "-C", sub], { env })
+    expect(result).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: [
+        `model = "app/model"  # ${join(sub, "clanka.json")}`,
+        `maxTurns = 7  # ${join(xdg, "clanka", "config.json")}`,
+        `mcpServers.notes = {"command":"repo-notes","args":["--dir","/srv/notes"]}  # ${join(repo, ".mcp.json")}`,
+        `sandbox = "read-only"  # ${join(repo, "clanka.json")}`,
+        `writable = ["${join(sub, "cache")}"]  # ${join(sub, "clanka.json")}`,
+        "",
+      ].join("\n"),
+    })
+    const json = JSON.parse((await clanka(["config", "-C", sub, "--json"], { env: { ...env, NOTES_DIR: "/data" } })).stdout)
+    expect(json.config.mcpServers.notes.args).toEqual(["--dir", "/data"])
+    expect(json.files).toEqual([join(xdg, "clanka", "config.json"), join(repo, ".mcp.json"), join(repo, "clanka.json"), join(sub, "clanka.json")])
+  })
+
+  test("a mistake is exit 2 naming the file and the key", async () => {
+    const bad = join(root, "bad")
+    mkdirSync(bad, { recursive: true })
+    const cases: [string, string][] = [
+      [JSON.stringify({ modle: "x" }), 'unknown key "modle"'],
+      [JSON.stringify({ sandbox: "none" }), "sandbox: must be one of workspace-write, read-only, off"],
+      [JSON.stringify({ mcpServers: { gh: { command: 3 } } }), "mcpServers.gh.command: expected string but received 3"],
+      [JSON.stringify({ mcpServers: { "my server": { command: "x" } } }), "mcpServers.my server: server names are letters, digits, _ and - (they become mcp.<name> in scripts)"],
+      [JSON.stringify({ mcpServers: { gh: { type: "http", url: "ftp://x" } } }), "mcpServers.gh.url: the url must be an http(s) URL"],
+      [JSON.stringify({ mcpServers: { gh: { command: "x", env: { T: "${UNSET_VARIABLE_FOR_TEST}" } } } }), "mcpServers.gh.env.T: ${UNSET_VARIABLE_FOR_TEST} is not set; set the variable or give a default with ${UNSET_VARIABLE_FOR_TEST:-value}"],
+      ["{", "not JSON: JSON Parse error: Expected '}'"],
+    ]
+    for (const [text, message] of cases) {
+      writeFileSync(join(bad, "clanka.json"), text)
+      for (const command of [["config"], ["exec", "-e", "1"], ["run", "task"]]) {
+        const result = await clanka([...command, "-C", bad], { env })
+        expect({ command: command[0], ...result }).toEqual({ command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(bad, "clanka.json")}: ${message}\n` })
+      }
+    }
+  })
+
+  test("flags beat files: the model, the sandbox", async () => {
+    // The model comes from the nearest file…
+    expect((await clanka(["run", "-C", sub, "task"], { env })).stderr).toStartWith('clanka: unknown model provider "app": use one of anthropic')
+    // …unless CLANKA_MODEL or --model says otherwise.
+    expect((await clanka(["run", "-C", sub, "task"], { env: { ...env, CLANKA_MODEL: "env/model" } })).stderr).toContain('unknown model provider "env"')
+    expect((await clanka(["run", "-C", sub, "-m", "flag/model", "task"], { env })).stderr).toContain('unknown model provider "flag"')
+    // The repository's clanka.json makes the sandbox read-only; --sandbox off beats it.
+    const write = `await writeFile({ path: "out.txt", content: "x" }); console.log("written")`
+    const readOnly = await clanka(["exec", "-C", sub, "-e", write], { env })
+    expect(readOnly.code).toBe(1)
+    expect(readOnly.stdout).toContain("the sandbox is read-only")
+    // (The files' MCP server cannot start here: one line, and the script runs.)
+    expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "-e", write], { env })).toEqual({
+      code: 0,
+      stdout: "written\n",
+      stderr: 'clanka: MCP server "notes" failed: cannot run its command: Executable not found in $PATH: "repo-notes"; its tools are missing\n',
+    })
+  })
+})
+
+test("clanka help lists config and mcp, and the configuration files", async () => {
+  const { stdout } = await clanka(["--help"])
+  expect(stdout).toContain("    config    Print the merged configuration and where each value came from")
+  expect(stdout).toContain("       mcp    Serve execute (code mode with clanka's tools) as an MCP server on stdio")
+  expect(stdout).toContain("  $XDG_CONFIG_HOME/clanka/config.json   the user's defaults (below the project's)")
+  for (const command of ["config", "mcp"]) expect((await clanka(["help", command])).stdout).toContain(`USAGE clanka ${command}`)
+})

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test"
+import { assignJsNames, renderMcpDeclarations, schemaToType, type McpToolInfo } from "../../src/mcp/declarations.ts"
+
+const tool = (name: string, inputSchema: unknown, extra: Partial<McpToolInfo> = {}): McpToolInfo => ({ server: "gh", name, jsName: name, inputSchema, ...extra })
+
+describe("MCP declarations from JSON Schema", () => {
+  test("types: objects, optional and quoted keys, enums, unions, arrays, refs, records", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "what to find" },
+        "per-page": { type: "integer" },
+        state: { enum: ["open", "closed"] },
+        labels: { type: "array", items: { anyOf: [{ type: "string" }, { type: "number" }] } },
+        owner: { $ref: "#/$defs/user" },
+        extra: { type: "object", additionalProperties: { type: "boolean" } },
+        note: { type: ["string", "null"] },
+      },
+      required: ["query"],
+      $defs: { user: { type: "object", properties: { login: { type: "string" } }, required: ["login"] } },
+    }
+    expect(schemaToType(schema)).toBe(
+      '{ /** what to find */ query: string; "per-page"?: number; state?: "open" | "closed"; labels?: (string | number)[]; owner?: { login: string }; extra?: { [key: string]: boolean }; note?: string | null }',
+    )
+  })
+
+  test("names: identifiers for scripts, unique per server, never `describe`", () => {
+    expect(assignJsNames(["get-sum", "get_sum", "2fa", "describe", "a.b"])).toEqual(["get_sum", "get_sum_2", "_2fa", "describe_2", "a_b"])
+  })
+
+  test("many tools: signatures only, with a pointer to mcp.describe", () => {
+    const tools = Array.from({ length: 3 }, (_, i) =>
+      tool(`t${i}`, { type: "object", properties: { deep: { type: "object", properties: { x: { type: "string", description: "long words ".repeat(20) } } } } }, { description: "Does a thing. ".repeat(20) }),
+    )
+    const full = renderMcpDeclarations(tools, [])
+    expect(full).toContain("/** long words")
+    const short = renderMcpDeclarations(tools, [], 500)
+    expect(short).toContain('Signatures only: mcp.describe("server.tool") returns one tool\'s full declaration.')
+    expect(short).toContain("    t0(args?: { deep?: { … } }): Promise<string>\n")
+    expect(short).not.toContain("long words")
+    expect(short.length).toBeLessThan(full.length / 2)
+  })
+})

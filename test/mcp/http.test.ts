@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test"
+import { writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
+
+const project = temporaryDirectory("clanka-mcp-http-")
+let server: ReturnType<typeof Bun.spawn> | undefined
+let port = 0
+
+async function freePort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve))
+  const port = (probe.address() as { port: number }).port
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+beforeAll(async () => {
+  port = await freePort()
+  // server-everything's Streamable HTTP mode, a real HTTP MCP server on loopback.
+  server = Bun.spawn(["node", EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" })
+  const reader = (server.stderr as ReadableStream<Uint8Array>).getReader()
+  const decoder = new TextDecoder()
+  for (let seen = ""; !seen.includes("listening on port"); ) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`server-everything did not start: ${seen}`)
+    seen += decoder.decode(value, { stream: true })
+  }
+  // Keep draining its log so a full pipe never blocks it.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })()
+  writeFileSync(
+    join(project, ".mcp.json"),
+    JSON.stringify({
+      mcpServers: {
+        remote: { type: "http", url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: "Bearer ${TEST_MCP_TOKEN}" } },
+        down: { type: "http", url: `http://127.0.0.1:${port}/nothing` },
+        // A stdio server beside them, started by the executor at the same time.
+        local: everythingStdio,
+      },
+    }),
+  )
+})
+afterAll(() => {
+  server?.kill()
+})
+
+const env = () => ({ XDG_CONFIG_HOME: join(project, ".xdg"), TEST_MCP_TOKEN: "secret-token" })
+const down = /^clanka: MCP server "down" failed: http:\/\/127\.0\.0\.1:\d+\/nothing: Streamable HTTP error: Error POSTing to endpoint: Error Cannot POST \/nothing; its tools are missing\n$/
+
+describe("HTTP MCP servers on the agent's side", () => {
+  test("their tools are sandbox functions; calls go through the agent, also with the executor's network off", async () => {
+    const script = `
+      // The executor's sandbox has no network: the server is out of the script's own reach.
+      try { await fetch("http://127.0.0.1:${port}/mcp"); console.log("reached") } catch { console.log("no network") }
+      console.log(await mcp.remote.get_sum({ a: 20, b: 22 }), await mcp.local.get_sum({ a: 1, b: 1 }))
+      console.log(JSON.stringify(await mcp.remote.get_structured_content({ location: "New York" })))
+      try { await mcp.remote.get_sum({ a: 1 }) } catch (e) { console.log(e.message) }
+      try { await mcp.remote.get_resource_reference({ resourceId: 0.5 }) } catch (e) { console.log(e.message) }
+    `
+    const result = await clanka(["exec", "-C", project, "-e", script], { env: env() })
+    expect(result.stdout).toBe(
+      [
+        "no network",
+        "The sum of 20 and 22 is 42. The sum of 1 and 1 is 2.",
+        '{"temperature":33,"conditions":"Cloudy","humidity":82}',
+        'mcp.remote.get_sum: invalid parameters: args: missing required property "b"',
+        "mcp.remote.get_resource_reference: Invalid resourceId: 0.5. Must be a finite positive integer.",
+        "",
+      ].join("\n"),
+    )
+    expect(result.stderr).toMatch(down)
+    expect(result.code).toBe(0)
+  })
+
+  test("clanka tool and clanka tools see them; the failed one is named in the declarations", async () => {
+    const called = await clanka(["tool", "-C", project, "mcp.remote.echo", '{"message":"over http"}'], { env: env() })
+    expect(called.stdout).toBe('"Echo: over http"\n')
+    const tools = await clanka(["tools", "-C", project], { env: env() })
+    expect(tools.stdout).toContain("  remote: {\n")
+    expect(tools.stdout).toContain("  local: {\n")
+    expect(tools.stdout).toMatch(/\/\/ MCP server "down" is unavailable \(its tools are missing\): http:\/\/127\.0\.0\.1:\d+\/nothing: Streamable HTTP error/)
+  })
+
+  test("a header naming an unset variable is a mistake in the file: exit 2", async () => {
+    const result = await clanka(["exec", "-C", project, "-e", "1"], { env: { ...env(), TEST_MCP_TOKEN: undefined } })
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `clanka: ${join(project, ".mcp.json")}: mcpServers.remote.headers.Authorization: \${TEST_MCP_TOKEN} is not set; set the variable or give a default with \${TEST_MCP_TOKEN:-value}\n`,
+    })
+  })
+})

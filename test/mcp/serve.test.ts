@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { BUN, MAIN } from "../support/cli.ts"
+import { everythingStdio } from "../support/mcp-everything.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+// Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
+setDefaultTimeout(90_000)
+
+const project = temporaryDirectory("clanka-serve-")
+writeFileSync(join(project, "clanka.json"), JSON.stringify({ mcpServers: { everything: everythingStdio } }))
+writeFileSync(join(project, "notes.txt"), "one\ntwo\n")
+
+/** The SDK's own client, talking to `clanka mcp` started from the CLI entry. */
+async function connect(args: string[]): Promise<Client> {
+  const client = new Client({ name: "test", version: "1" })
+  await client.connect(
+    new StdioClientTransport({ command: BUN, args: [MAIN, "mcp", ...args], env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(project, ".xdg") }, stderr: "pipe" }),
+  )
+  return client
+}
+
+const text = (result: object) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((block) => block.text).join("")
+
+describe("clanka mcp: execute as an MCP tool", () => {
+  let client: Client
+  beforeAll(async () => {
+    client = await connect(["-C", project])
+  })
+  afterAll(() => client.close())
+
+  test("lists one tool, execute, with the sandbox's declarations in its description", async () => {
+    const { tools } = await client.listTools()
+    expect(tools.map((tool) => tool.name)).toEqual(["execute"])
+    expect(tools[0]!.inputSchema).toMatchObject({ type: "object", properties: { script: { type: "string" } }, required: ["script"] })
+    expect(tools[0]!.description).toContain("declare function readFile(")
+    expect(tools[0]!.description).toContain(`Paths are relative to ${project}.`)
+    // The project's own MCP servers are there as functions too.
+    expect(tools[0]!.description).toContain("get_sum(args: { /** First number */ a: number; /** Second number */ b: number }): Promise<string>")
+  })
+
+  test("runs scripts against the directory: tools, MCP tools, output", async () => {
+    const result = await client.callTool({
+      name: "execute",
+      arguments: { script: `const lines = (await readFile({ path: "notes.txt" })).trim().split("\\n"); await writeFile({ path: "out.txt", content: lines.reverse().join(",") }); console.log(lines.length, await mcp.everything.get_sum({ a: 1, b: 1 }))` },
+    })
+    expect(result.isError).toBeUndefined()
+    expect(text(result)).toBe("2 The sum of 1 and 1 is 2.\n")
+    expect(readFileSync(join(project, "out.txt"), "utf8")).toBe("two,one")
+  })
+
+  test("a script that throws is an isError result with its report", async () => {
+    const result = await client.callTool({ name: "execute", arguments: { script: `console.log("before")\nthrow new Error("boom")` } })
+    expect(result.isError).toBe(true)
+    expect(text(result)).toBe('before\nError: boom (line 2)\n  2 | throw new Error("boom")\nThe script failed: Error: boom (line 2)\n')
+  })
+
+  test("--sandbox read-only applies", async () => {
+    const readOnly = await connect(["-C", project, "--sandbox", "read-only"])
+    try {
+      const result = await readOnly.callTool({ name: "execute", arguments: { script: `await writeFile({ path: "x.txt", content: "x" })` } })
+      expect(result.isError).toBe(true)
+      expect(text(result)).toContain("writeFile: cannot write x.txt: the sandbox is read-only")
+    } finally {
+      await readOnly.close()
+    }
+  })
+})
