@@ -38,7 +38,7 @@ export class LocalExecutor implements Executor {
     this.directory = resolve(options.directory)
     this.tools = new ToolRegistry(options.tools)
     this.policy = options.policy ?? UNRESTRICTED
-    this.sandbox = new Sandbox(this.tools.names)
+    this.sandbox = new Sandbox(this.tools.names, this.tools.spread)
   }
 
   async capabilities(): Promise<Capabilities> {

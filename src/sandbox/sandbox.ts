@@ -63,8 +63,14 @@ export class Sandbox {
   private readonly active = new Map<number, () => void>()
   private watchdog: ReturnType<typeof setInterval> | undefined
 
-  /** `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. */
-  constructor(private readonly toolNames: readonly string[]) {}
+  /**
+   * `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. The tools in
+   * `spread` take several arguments: their calls pass the arguments as an array.
+   */
+  constructor(
+    private readonly toolNames: readonly string[],
+    private readonly spread: readonly string[] = [],
+  ) {}
 
   private watch(runId: number, stop: () => void): void {
     this.active.set(runId, stop)
@@ -91,7 +97,7 @@ export class Sandbox {
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
     const acked = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ type: "init", toolNames: [...this.toolNames], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    worker.postMessage({ type: "init", toolNames: [...this.toolNames], spread: [...this.spread], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
     return { worker, acked }
   }
 

@@ -10,6 +10,8 @@ import type { ToMain, ToWorker } from "./messages.ts"
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
 
 let toolNames: string[] = []
+/** Tools whose calls pass all their arguments, as an array (search(query, options)). */
+let spread = new Set<string>()
 // Flow control: `sent` counts output characters posted; the main thread adds what it has taken
 // to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
 let acked: Int32Array<ArrayBufferLike> = new Int32Array(1)
@@ -31,6 +33,7 @@ self.onmessage = (event) => {
   const message = event.data
   if (message.type === "init") {
     toolNames = message.toolNames
+    spread = new Set(message.spread ?? [])
     acked = message.acked
     outputWindow = message.window
   } else if (message.type === "run") void run(message.runId, message.script)
@@ -166,7 +169,13 @@ function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>
       pending.set(callId, { resolve, reject: rejectAtSite, realm })
       let params: string | undefined
       try {
-        params = args.length === 0 || args[0] === undefined ? undefined : JSON.stringify(args[0])
+        if (spread.has(tool)) {
+          // Trailing undefined arguments are left out rather than sent as null.
+          let count = args.length
+          while (count > 0 && args[count - 1] === undefined) count--
+          params = JSON.stringify(args.slice(0, count))
+        }
+        else params = args.length === 0 || args[0] === undefined ? undefined : JSON.stringify(args[0])
       } catch (error) {
         pending.delete(callId)
         rejectAtSite(new realm.Error(`${tool}: parameters are not JSON: ${(error as Error).message}`))

@@ -1,0 +1,87 @@
+// Answers a query from the index: BM25 over the chunks' words (lexical, always), fused by
+// reciprocal rank with vector similarity when embeddings are available, filtered by globs, and
+// rendered as `path:start-end` headers each followed by the chunk's current text.
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { matchRules, parseIgnoreFile } from "../search/glob-pattern.ts"
+import type { ChunkRow, IndexStore } from "./store.ts"
+import { ftsQuery } from "./terms.ts"
+
+/** Output beyond this many characters is cut at a chunk boundary, with a note. */
+export const OUTPUT_CAP_CHARS = 24_000
+/** The constant of reciprocal rank fusion (Cormack et al. use 60). */
+const RRF_K = 60
+
+export interface Ranked {
+  chunk: ChunkRow
+  score: number
+}
+
+/** Chunk ids ranked lexically, best first (as many as `depth`). */
+export function lexicalRanking(store: IndexStore, query: string, depth: number): number[] {
+  const fts = ftsQuery(query)
+  if (fts === undefined) return []
+  return store.match(fts, depth).map((row) => row.id)
+}
+
+/** Reciprocal rank fusion of several rankings (each best first). */
+export function fuse(rankings: readonly (readonly number[])[]): number[] {
+  const scores = new Map<number, number>()
+  for (const ranking of rankings) {
+    ranking.forEach((id, rank) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1)))
+  }
+  return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id)
+}
+
+/** A filter for rg-style globs (`*.ts`, `src/**`, `!*.test.ts`), as rg() and glob() read them. */
+export function globFilter(globs: readonly string[]): (path: string) => boolean {
+  if (globs.length === 0) return () => true
+  const rules = globs.flatMap((glob) => parseIgnoreFile(glob))
+  const whitelist = rules.some((rule) => !rule.negate)
+  return (path) => {
+    const verdict = matchRules(rules, path, false)
+    if (verdict === "ignore") return true // a glob matched
+    if (verdict === "whitelist") return false // a `!glob` matched
+    return !whitelist
+  }
+}
+
+/** The chunks of `ids` that pass the filter, at most `limit`, in order. */
+export function pick(store: IndexStore, ids: readonly number[], limit: number, keep: (path: string) => boolean): ChunkRow[] {
+  const out: ChunkRow[] = []
+  for (const id of ids) {
+    if (out.length >= limit) break
+    const chunk = store.chunk(id)
+    if (chunk && keep(chunk.path)) out.push(chunk)
+  }
+  return out
+}
+
+/** `path:start-end` then the lines, for each chunk, within OUTPUT_CAP_CHARS. */
+export function render(directory: string, chunks: readonly ChunkRow[]): string {
+  const texts = new Map<string, string[] | undefined>()
+  const blocks: string[] = []
+  let size = 0
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i]!
+    if (!texts.has(chunk.path)) {
+      try {
+        texts.set(chunk.path, readFileSync(join(directory, chunk.path), "utf8").split("\n"))
+      } catch {
+        texts.set(chunk.path, undefined)
+      }
+    }
+    const lines = texts.get(chunk.path)
+    if (!lines) continue
+    const end = Math.min(chunk.end, lines.length)
+    const block = `${chunk.path}:${chunk.start}-${end}\n${lines.slice(chunk.start - 1, end).join("\n")}\n`
+    if (size + block.length > OUTPUT_CAP_CHARS && blocks.length > 0) {
+      const rest = chunks.slice(i).map((c) => `${c.path}:${c.start}-${c.end}`)
+      blocks.push(`[output capped at ${OUTPUT_CAP_CHARS} characters; not shown: ${rest.join(", ")}]\n`)
+      break
+    }
+    blocks.push(block)
+    size += block.length
+  }
+  return blocks.join("\n")
+}
