@@ -13,6 +13,7 @@ export const executorArgs = {
   "remote-bin": { type: "string", description: "path of clanka on the remote host (default $CLANKA_REMOTE_BIN or clanka)", valueHint: "PATH" },
   ...(sandboxArgs as unknown as ArgsDef),
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
+  search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
 } as const
 
 export interface ExecutorFlags {
@@ -24,6 +25,7 @@ export interface ExecutorFlags {
   network?: boolean
   writable?: string
   env?: string
+  search?: boolean
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. */
@@ -44,6 +46,7 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     network: args.network ?? false,
     writable: repeated(args.writable),
     env,
+    search: args.search !== false,
     onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
   })
 }
