@@ -129,18 +129,21 @@ export function chunkFile(relPath: string, text: string): Chunk[] {
     }
   }
   const pieces: Array<{ from: number; to: number }> = []
-  split(lines, 0, lines.length, boundaries, pieces)
+  split(lines, 0, lines.length, boundaries, pieces, true)
   return merge(lines, pieces, boundaries)
 }
 
-/** Splits lines[from, to) at the outermost boundaries inside it; pieces too big are split again. */
-function split(lines: string[], from: number, to: number, boundaries: Boundary[], out: Array<{ from: number; to: number }>): void {
+/**
+ * Splits lines[from, to) at the outermost boundaries inside it (the whole file always, a piece
+ * only when it is too big).
+ */
+function split(lines: string[], from: number, to: number, boundaries: Boundary[], out: Array<{ from: number; to: number }>, whole = false): void {
   const inside = boundaries.filter((b) => b.line > from && b.line < to)
-  if (fits(lines, from, to)) {
+  if (!whole && fits(lines, from, to)) {
     out.push({ from, to })
     return
   }
-  if (inside.length === 0) return window(lines, from, to, out)
+  if (inside.length === 0) return fits(lines, from, to) ? void out.push({ from, to }) : window(lines, from, to, out)
   const outer = Math.min(...inside.map((b) => b.indent))
   const cuts = [from, ...inside.filter((b) => b.indent === outer).map((b) => b.line), to]
   for (let i = 0; i + 1 < cuts.length; i++) {
@@ -191,7 +194,10 @@ function merge(lines: string[], pieces: Array<{ from: number; to: number }>, bou
     } else merged.push({ ...piece })
   }
   const chunks: Chunk[] = []
-  for (const { from, to } of merged) {
+  for (const { from, to: cut } of merged) {
+    // Blank lines between declarations belong to neither: the range ends at the last code line.
+    let to = cut
+    while (to > from + 1 && lines[to - 1]!.trim() === "") to--
     const text = lines.slice(from, to).join("\n")
     if (text.trim() === "") continue
     const symbols = boundaries.filter((b) => b.line >= from && b.line < to).map((b) => b.name)

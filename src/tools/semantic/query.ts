@@ -74,14 +74,15 @@ export function render(directory: string, chunks: readonly ChunkRow[]): string {
     const lines = texts.get(chunk.path)
     if (!lines) continue
     const end = Math.min(chunk.end, lines.length)
-    const block = `${chunk.path}:${chunk.start}-${end}\n${lines.slice(chunk.start - 1, end).join("\n")}\n`
+    const block = `${chunk.path}:${chunk.start}-${end}\n${lines.slice(chunk.start - 1, end).join("\n")}`
     if (size + block.length > OUTPUT_CAP_CHARS && blocks.length > 0) {
       const rest = chunks.slice(i).map((c) => `${c.path}:${c.start}-${c.end}`)
-      blocks.push(`[output capped at ${OUTPUT_CAP_CHARS} characters; not shown: ${rest.join(", ")}]\n`)
+      blocks.push(`[output capped at ${OUTPUT_CAP_CHARS} characters; not shown: ${rest.join(", ")}]`)
       break
     }
     blocks.push(block)
     size += block.length
   }
-  return blocks.join("\n")
+  // A blank line between chunks.
+  return blocks.join("\n\n")
 }
