@@ -7,8 +7,9 @@ export default defineCommand({
   async run({ args }) {
     if (args.ssh === undefined && args.executor === undefined) {
       // The local executor's declarations need no executor: the built-in tools render them.
-      const { builtinRegistry } = await import("../tools/registry.ts")
-      process.stdout.write(builtinRegistry().dts + "\n")
+      const { builtinRegistry, ToolRegistry } = await import("../tools/registry.ts")
+      const { withoutSearch } = await import("../tools/semantic/off.ts")
+      process.stdout.write((args.search === false ? new ToolRegistry(withoutSearch()) : builtinRegistry()).dts + "\n")
       return
     }
     const executor = await openExecutor(args)

@@ -24,7 +24,10 @@ export async function runSearch(query: string, options: SearchToolOptions, ctx: 
   if (vectors) ids = fuse([ids, vectors.ids])
   const chunks = pick(index.store, ids, limit, globFilter(globs))
   const notes: string[] = []
-  if (pending) notes.push(`[index still being built: ${pending.done} of ${pending.total} files read; results may be missing some; search again later]`)
+  if (pending) {
+    const where = pending.total === 0 ? "listing the files" : `${pending.done} of ${pending.total} files read`
+    notes.push(`[index still being built: ${where}; results may be missing some; search again later]`)
+  }
   if (index.store.problem) notes.push(`[index kept in memory only: ${index.store.problem}]`)
   if (vectors?.note) notes.push(`[${vectors.note}]`)
   if (chunks.length === 0) notes.push(`[no chunks match ${JSON.stringify(query)}${globs.length ? ` in ${globs.join(", ")}` : ""}; try other words, or rg() for an exact pattern]`)
