@@ -14,6 +14,7 @@ export const executorArgs = {
   ...(sandboxArgs as unknown as ArgsDef),
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
   search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
+  "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
 } as const
 
 export interface ExecutorFlags {
@@ -26,6 +27,7 @@ export interface ExecutorFlags {
   writable?: string
   env?: string
   search?: boolean
+  "embed-model"?: string
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. */
@@ -34,6 +36,11 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
   for (const name of env) {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
+  }
+  if (args["embed-model"] !== undefined) {
+    // Checked before the executor starts; the executor asks this process for vectors.
+    const { configureEmbeddings, parseEmbedModel } = await import("../tools/semantic/embed.ts")
+    configureEmbeddings(parseEmbedModel(args["embed-model"]))
   }
   const { connectExecutor } = await import("../executor/connect.ts")
   return connectExecutor({
