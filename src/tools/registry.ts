@@ -6,6 +6,7 @@ import { fsTools } from "./fs.ts"
 import { patchTools } from "./patch.ts"
 import { searchTools } from "./search.ts"
 import { semanticTools } from "./semantic.ts"
+import { toolCalled } from "./semantic/live.ts"
 import { shellTools } from "./shell.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
@@ -61,6 +62,8 @@ export class ToolRegistry {
     if (tool.argNames && !Array.isArray(params)) params = [params]
     const parsed = v.safeParse(tool.params, params)
     if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
+    // Before and after: the search index trusts itself only while no such tool has run (live.ts).
+    toolCalled(name)
     try {
       return await tool.run(parsed.output, ctx)
     } catch (error) {
@@ -70,6 +73,8 @@ export class ToolRegistry {
       }
       const message = errorMessage(error)
       throw new ToolError(`${name}: ${message}`)
+    } finally {
+      toolCalled(name)
     }
   }
 }

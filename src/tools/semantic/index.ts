@@ -5,10 +5,19 @@ import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { walkFiles } from "../search/walk.ts"
 import { chunkFile } from "./chunk.ts"
-import { registerIndex, unregisterIndex, type LiveIndex } from "./live.ts"
+import { registerIndex, toolGeneration, unregisterIndex, type LiveIndex } from "./live.ts"
 import { searchIndexDir } from "./location.ts"
 import { IndexStore, type FileStat, type NewChunk } from "./store.ts"
 import { indexWords, pathWords } from "./terms.ts"
+
+/**
+ * How long a finished scan is trusted when no tool that could change files ran since: searches in
+ * a row skip the walk; an editor's change shows after this long at most.
+ */
+function rescanMs(): number {
+  const set = Number(process.env.CLANKA_SEARCH_RESCAN_MS)
+  return Number.isFinite(set) && set >= 0 ? set : 2000
+}
 
 /** Files bigger than this are not indexed (generated code, data, bundles). */
 export const MAX_FILE_BYTES = 1024 * 1024
@@ -38,6 +47,8 @@ export class SearchIndex implements LiveIndex {
   /** Set while a catch-up is reading files. */
   progress: IndexProgress | undefined
   private readonly onProgress: (line: string) => void
+  /** When the last complete scan ended, and the tool generation it started at. */
+  private lastScan: { generation: number; endedAt: number } | undefined
 
   constructor(options: SearchIndexOptions) {
     this.directory = options.directory
@@ -56,6 +67,9 @@ export class SearchIndex implements LiveIndex {
    * the background after that. Resolves to the progress when it is still running.
    */
   async catchUp(waitMs: number): Promise<IndexProgress | undefined> {
+    // A scan that just ended, with no tool since that could have changed files, is trusted.
+    const last = this.lastScan
+    if (!this.job && last && last.generation === toolGeneration() && Date.now() - last.endedAt < rescanMs()) return undefined
     this.job ??= this.scan().finally(() => {
       this.job = undefined
       this.progress = undefined
@@ -71,6 +85,7 @@ export class SearchIndex implements LiveIndex {
 
   /** Walks the tree, compares stats with what is stored, re-reads what changed. */
   private async scan(): Promise<void> {
+    const generation = toolGeneration()
     const seen = new Set<string>()
     const changed: Array<{ rel: string; stat: FileStat }> = []
     this.progress = { done: 0, total: 0 }
@@ -103,6 +118,7 @@ export class SearchIndex implements LiveIndex {
       await new Promise((resolve) => setImmediate(resolve))
     }
     if (loud) this.onProgress(`clanka search: index of ${this.directory} ready (${this.known.size} files)`)
+    this.lastScan = { generation, endedAt: Date.now() }
   }
 
   /** The write tools changed these paths: re-read them now (a directory: every file under it). */

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { matchRules, parseIgnoreFile } from "../search/glob-pattern.ts"
 import type { ChunkRow, IndexStore } from "./store.ts"
-import { ftsQuery } from "./terms.ts"
+import { ftsOf, queryTerms } from "./terms.ts"
 
 /** Output beyond this many characters is cut at a chunk boundary, with a note. */
 export const OUTPUT_CAP_CHARS = 24_000
@@ -17,11 +17,29 @@ export interface Ranked {
   score: number
 }
 
-/** Chunk ids ranked lexically, best first (as many as `depth`). */
+/** Above this many chunks to score, the ranking leaves out the query's most common words. */
+const SCORED_ROWS_LIMIT = 20_000
+/** A word in more of the chunks than this share tells little apart (its BM25 weight is low). */
+const COMMON_SHARE = 0.2
+
+/**
+ * Chunk ids ranked lexically, best first (as many as `depth`). BM25 scores every chunk holding
+ * any of the words; when that would be many chunks, words found in more than 20% of them are left
+ * out as long as a rarer word remains (else only the rarest is kept): they weigh little in BM25 and
+ * cost most of the time.
+ */
 export function lexicalRanking(store: IndexStore, query: string, depth: number): number[] {
-  const fts = ftsQuery(query)
-  if (fts === undefined) return []
-  return store.match(fts, depth).map((row) => row.id)
+  let terms = queryTerms(query)
+  if (terms.length === 0) return []
+  if (terms.length > 1) {
+    const df = store.documentFrequencies(terms)
+    if (df.reduce((sum, n) => sum + n, 0) > SCORED_ROWS_LIMIT) {
+      const total = store.chunkCount()
+      const rare = terms.filter((_term, i) => df[i]! <= total * COMMON_SHARE)
+      terms = rare.length > 0 ? rare : [terms[df.indexOf(Math.min(...df))]!]
+    }
+  }
+  return store.match(ftsOf(terms), depth).map((row) => row.id)
 }
 
 /** Reciprocal rank fusion of several rankings (each best first). */

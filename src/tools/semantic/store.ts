@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 
 /** Bumped when the layout or the words indexed change: an older index is rebuilt. */
-const SCHEMA_VERSION = "3"
+const SCHEMA_VERSION = "4"
 
 /** BM25 weights of the FTS columns: path words, declared symbols, body words. */
 export const WEIGHTS = { path: 3, symbols: 6, body: 1 }
@@ -89,7 +89,7 @@ export class IndexStore {
     db.run("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
     const version = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema'").get()?.value
     if (version !== SCHEMA_VERSION) {
-      for (const table of ["files", "chunks", "fts", "vectors"]) db.run(`DROP TABLE IF EXISTS ${table}`)
+      for (const table of ["files", "chunks", "fts_rows", "fts", "vectors"]) db.run(`DROP TABLE IF EXISTS ${table}`)
     }
     db.run("CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL) WITHOUT ROWID")
     db.run("CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, path TEXT NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, symbols TEXT NOT NULL)")
@@ -97,6 +97,11 @@ export class IndexStore {
     db.run("CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(path, symbols, body, content='', contentless_delete=1, tokenize='porter unicode61')")
     db.run(`INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(${WEIGHTS.path}, ${WEIGHTS.symbols}, ${WEIGHTS.body})')`)
     db.run("CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL)")
+    // How many chunks hold a (stemmed) term; and a scratch table that stems words the way the
+    // index does, so the two can be matched (see documentFrequencies).
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS fts_rows USING fts5vocab(fts, 'row')")
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem USING fts5(x, tokenize='porter unicode61')")
+    db.run("CREATE VIRTUAL TABLE IF NOT EXISTS temp.stem_terms USING fts5vocab(temp, stem, 'instance')")
     db.run("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)", [SCHEMA_VERSION])
   }
 
@@ -142,6 +147,19 @@ export class IndexStore {
 
   chunk(id: number): ChunkRow | undefined {
     return (this.chunkById.get(id) as ChunkRow | null) ?? undefined
+  }
+
+  /** For each word, the number of chunks holding it after stemming, as FTS5 counts them. */
+  documentFrequencies(words: readonly string[]): number[] {
+    this.db.run("DELETE FROM temp.stem")
+    this.db.run("INSERT INTO temp.stem(rowid, x) VALUES (1, ?)", [words.join(" ")])
+    const stems = new Map<number, string>()
+    for (const row of this.db.query("SELECT term, offset FROM temp.stem_terms").all() as Array<{ term: string; offset: number }>) stems.set(row.offset, row.term)
+    const doc = this.db.prepare("SELECT doc FROM fts_rows WHERE term = ?")
+    return words.map((_word, i) => {
+      const stem = stems.get(i)
+      return stem === undefined ? 0 : ((doc.get(stem) as { doc: number } | null)?.doc ?? 0)
+    })
   }
 
   chunkCount(): number {

@@ -48,7 +48,10 @@ const STOPWORDS = new Set(
  */
 export function ftsQuery(query: string): string | undefined {
   const terms = queryTerms(query)
-  if (terms.length === 0) return undefined
+  return terms.length === 0 ? undefined : ftsOf(terms)
+}
+
+export function ftsOf(terms: readonly string[]): string {
   return terms.map((term) => `"${term}"`).join(" OR ")
 }
 

@@ -53,6 +53,7 @@ beforeAll(() => {
 
 afterAll(() => {
   closeIndexes()
+  delete process.env.CLANKA_SEARCH_RESCAN_MS
   if (savedCache === undefined) delete process.env.XDG_CACHE_HOME
   else process.env.XDG_CACHE_HOME = savedCache
 })
@@ -136,12 +137,15 @@ test("writes through the tools update the index at once; changes behind its back
     await executor.executeUnsafe("removeFile", "src/outbox.ts")
     expect(chunksOf("src/outbox.ts")).toEqual([])
 
-    // Behind its back: a new file, an edit that keeps the size, a deletion.
-    write("src/cron.ts", "export function scheduleNightlyBackup() {}\n")
+    // Behind its back, through bash: the next search scans, even right after another.
+    await executor.executeUnsafe("bash", { command: "printf 'export function scheduleNightlyBackup() {}\\n' > src/cron.ts" })
+    expect(await executor.executeUnsafe("search", ["nightly backup", { limit: 1 }])).toStartWith("src/cron.ts:1-1\n")
+    // Behind its back, as an editor would (no tool call): found once the last scan is older than
+    // CLANKA_SEARCH_RESCAN_MS. An edit that keeps the size, a deletion.
+    process.env.CLANKA_SEARCH_RESCAN_MS = "0"
     write("src/http/request.ts", "export function parseSmtpEnvelope(raw: string) {}\n")
     utimesSync(join(workspace, "src/http/request.ts"), new Date(), new Date(Date.now() + 5000))
     rmSync(join(workspace, "docs/guide.md"))
-    expect(await executor.executeUnsafe("search", ["nightly backup", { limit: 1 }])).toStartWith("src/cron.ts:1-1\n")
     expect(await executor.executeUnsafe("search", ["smtp envelope", { limit: 1 }])).toStartWith("src/http/request.ts:1-1\nexport function parseSmtpEnvelope")
     expect(await executor.executeUnsafe("search", ["deploying production", { limit: 3 }])).not.toContain("docs/guide.md")
   } finally {
