@@ -37,6 +37,7 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
+  if (args["embed-model"] !== undefined && args.search === false) throw new UsageError("--embed-model is for search, which --no-search turns off; pass only one of them")
   if (args["embed-model"] !== undefined) {
     // Checked before the executor starts; the executor asks this process for vectors.
     const { configureEmbeddings, parseEmbedModel } = await import("../tools/semantic/embed.ts")

@@ -100,6 +100,11 @@ test("clanka exec --embed-model: the sandboxed executor gets vectors from the ag
   expect(headers(result.stdout)).toEqual(["src/pager.ts:1-4", "src/throttle.ts:1-10"])
   expect(result.stdout).toEndWith("key=unset\n\n")
   expect(server.requests.slice(before).map((r) => r.authorization)).toEqual(["Bearer sk-secret", "Bearer sk-secret"])
+  expect(await clanka(["exec", "--no-search", "--embed-model", "openai/x", "-e", "1"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "clanka: --embed-model is for search, which --no-search turns off; pass only one of them\n",
+  })
   const bad = await clanka(["exec", "--embed-model", "nomic-embed-text", "-e", "1"])
   expect(bad).toEqual({
     code: 2,
