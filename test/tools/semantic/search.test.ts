@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { LocalExecutor } from "../../../src/executor/local.ts"
 import { closeIndexes, indexFor } from "../../../src/tools/semantic/index.ts"
 import { searchIndexDir } from "../../../src/tools/semantic/location.ts"
+import { withoutSearch } from "../../../src/tools/semantic/off.ts"
 import { temporaryDirectory } from "../../support/temp.ts"
 
 const root = temporaryDirectory("clanka-semantic-")
@@ -69,6 +70,9 @@ test("a question in words finds the function that answers it, shown as path:star
   try {
     expect((await executor.capabilities()).supportsSearch).toBe(true)
     expect((await executor.capabilities()).toolsDts).toContain("declare function search(query: string, options?: {")
+    const without = new LocalExecutor({ directory: workspace, tools: withoutSearch() })
+    expect(await without.capabilities()).toMatchObject({ supportsSearch: false, toolsDts: expect.not.stringContaining("function search(") })
+    await without.close()
     const out = await run(executor, 'console.log(await search("parse the http request headers", { limit: 1 }))')
     expect(out).toBe(
       [
