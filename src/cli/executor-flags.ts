@@ -31,7 +31,7 @@ export interface ExecutorFlags {
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. */
-export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
+export async function openExecutor(args: ExecutorFlags, options: { searchLikely?: boolean } = {}): Promise<Executor> {
   const env = repeated(args.env)
   for (const name of env) {
     const problem = checkEnvName(name)
@@ -55,6 +55,7 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     writable: repeated(args.writable),
     env,
     search: args.search !== false,
+    searchLikely: options.searchLikely ?? false,
     onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
   })
 }

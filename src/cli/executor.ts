@@ -40,7 +40,11 @@ export default defineCommand({
       const resolved = resolveSandbox(request, args.network ?? false, writable)
       if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
       policy = resolved.policy
-      if (policy.mode !== "off") return serveSandboxed(realpathSync(directory), policy, args.search !== false)
+      if (policy.mode !== "off") {
+        // Started by ssh or by hand, for whatever comes: the index directory is made ready.
+        if (args.search !== false) (await import("../tools/semantic/location.ts")).prepareSearchIndexDir(realpathSync(directory))
+        return serveSandboxed(realpathSync(directory), policy, args.search !== false)
+      }
     }
     const [{ LocalExecutor }, { serveExecutor }] = await Promise.all([
       import("../executor/local.ts"),

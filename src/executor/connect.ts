@@ -38,6 +38,8 @@ export interface ConnectOptions {
   env?: string[]
   /** Offer the search tool (default true; --no-search). */
   search?: boolean
+  /** A search is likely: make the index directory a sandboxed local executor may write. */
+  searchLikely?: boolean
   /** Told once when the sandbox asked for by default cannot be had. */
   onWarning?(line: string): void
 }
@@ -89,6 +91,10 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
   const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false })
   if (warning) options.onWarning?.(warning)
+  if (options.search !== false && options.searchLikely && policy.mode !== "off") {
+    const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
+    prepareSearchIndexDir(workspace)
+  }
   const { RemoteExecutor } = await import("./remote.ts")
   const start = (policy: SandboxPolicy) =>
     RemoteExecutor.start({

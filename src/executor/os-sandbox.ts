@@ -5,7 +5,7 @@
  * The executor inside enforces the same policy in its fs tools (src/tools/write-policy.ts).
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, realpathSync } from "node:fs"
+import { existsSync, realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import type { SandboxMode, SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
@@ -97,17 +97,13 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
 
 /**
  * The one directory outside the workspace the executor writes in every mode: this workspace's
- * search index (created here, since the sandbox cannot create it), unless search is off.
+ * search index, unless search is off. It must exist already (prepareSearchIndexDir): the sandbox
+ * cannot create it, and without it the index is kept in memory.
  */
 function searchIndexBind(argv: readonly string[], workspace: string): string | undefined {
   if (argv.includes("--no-search")) return undefined
   const dir = searchIndexDir(workspace)
-  try {
-    mkdirSync(dir, { recursive: true })
-    return dir
-  } catch {
-    return undefined // unwritable cache: the index is then kept in memory
-  }
+  return existsSync(dir) ? dir : undefined
 }
 
 /** `/tmp/x` for an existing path under /tmp (after symlinks), else undefined. */

@@ -38,6 +38,9 @@ test("--no-search: no declaration, no global, no index", async () => {
   const result = await clanka(["exec", "-C", bare, "--no-search", "-e", 'console.log(typeof search)'], { env })
   expect(result).toEqual({ code: 0, stdout: "undefined\n", stderr: "" })
   expect(existsSync(searchIndexDir(bare, env))).toBe(false)
+  // A script that does not search leaves nothing in the cache either.
+  expect((await clanka(["exec", "-C", bare, "-e", "console.log(1)"], { env })).stdout).toBe("1\n")
+  expect(existsSync(searchIndexDir(bare, env))).toBe(false)
   const misplaced = await clanka(["exec", "--executor", "clanka executor", "--no-search", "-e", "1"], { env })
   expect(misplaced.code).toBe(2)
   expect(misplaced.stderr).toStartWith("clanka: --no-search does not apply to --executor: put it in the executor command")
