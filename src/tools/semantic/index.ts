@@ -49,6 +49,8 @@ export class SearchIndex implements LiveIndex {
   private readonly onProgress: (line: string) => void
   /** When the last complete scan ended, and the tool generation it started at. */
   private lastScan: { generation: number; endedAt: number } | undefined
+  /** Why the last scan failed, until a search reports it. */
+  private failure: unknown
 
   constructor(options: SearchIndexOptions) {
     this.directory = options.directory
@@ -70,15 +72,24 @@ export class SearchIndex implements LiveIndex {
     // A scan that just ended, with no tool since that could have changed files, is trusted.
     const last = this.lastScan
     if (!this.job && last && last.generation === toolGeneration() && Date.now() - last.endedAt < rescanMs()) return undefined
-    this.job ??= this.scan().finally(() => {
-      this.job = undefined
-      this.progress = undefined
-    })
+    // The job never rejects: a scan still running when no search waits for it must not become an
+    // unhandled rejection; its error is reported by the next search.
+    this.job ??= this.scan()
+      .catch((error: unknown) => {
+        this.failure = error
+      })
+      .finally(() => {
+        this.job = undefined
+        this.progress = undefined
+      })
     const job = this.job
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), waitMs)))
     const outcome = await Promise.race([job.then(() => "done" as const), timeout])
     clearTimeout(timer)
+    const failure = this.failure
+    this.failure = undefined
+    if (failure !== undefined) throw failure
     if (outcome === "done") return undefined
     return this.progress ?? { done: 0, total: 0 }
   }
