@@ -43,6 +43,11 @@ export function toolCalled(name: string): void {
   if (!KEEPS_INDEX.has(name)) generation++
 }
 
+/** Something changed that filesChanged was not told of (a patch's move): the next search scans. */
+export function indexMayBeStale(): void {
+  generation++
+}
+
 /** Changes whenever a tool ran that may have changed files behind the index's back. */
 export function toolGeneration(): number {
   return generation

@@ -140,6 +140,13 @@ test("writes through the tools update the index at once; changes behind its back
     expect(chunksOf("src/outbox.ts")).toEqual([{ start: 1, end: 3, symbols: "flushOutbox" }])
     await executor.executeUnsafe("removeFile", "src/outbox.ts")
     expect(chunksOf("src/outbox.ts")).toEqual([])
+    // A patch that moves a file: the new place at once, the old one gone by the next search.
+    await executor.executeUnsafe("writeFile", { path: "src/a.ts", content: "export function alphaRoutine() {}\n" })
+    await executor.executeUnsafe("applyPatch", "*** Begin Patch\n*** Update File: src/a.ts\n*** Move to: src/b.ts\n@@\n-export function alphaRoutine() {}\n+export function betaRoutine() {}\n*** End Patch")
+    expect(chunksOf("src/b.ts")).toEqual([{ start: 1, end: 1, symbols: "betaRoutine" }])
+    await executor.executeUnsafe("search", ["routine"])
+    expect(chunksOf("src/a.ts")).toEqual([])
+    await executor.executeUnsafe("removeFile", "src/b.ts")
 
     // Behind its back, through bash: the next search scans, even right after another.
     await executor.executeUnsafe("bash", { command: "printf 'export function scheduleNightlyBackup() {}\\n' > src/cron.ts" })
