@@ -18,7 +18,7 @@ export default defineCommand({
   async run({ args }) {
     const script = await readScript(args.file, args.eval)
     const timeoutMs = secondsFlag("--timeout", args.timeout)
-    const executor = await openExecutor(args)
+    const executor = await openExecutor(args, { searchLikely: /\bsearch\s*\(/.test(script) })
     const interrupt = catchInterrupts()
     try {
       const output = executor.execute({

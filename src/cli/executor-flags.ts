@@ -15,6 +15,8 @@ export const executorArgs = {
   "remote-bin": { type: "string", description: "path of clanka on the remote host (default $CLANKA_REMOTE_BIN or clanka)", valueHint: "PATH" },
   ...(sandboxArgs as unknown as ArgsDef),
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
+  search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
+  "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
 } as const
 
 export interface ExecutorFlags {
@@ -26,6 +28,8 @@ export interface ExecutorFlags {
   network?: boolean
   writable?: string
   env?: string
+  search?: boolean
+  "embed-model"?: string
 }
 
 /**
@@ -38,7 +42,7 @@ export function projectConfig(args: ExecutorFlags): LoadedConfig {
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. Flags beat the config files. */
-export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
+export async function openExecutor(args: ExecutorFlags, options: { searchLikely?: boolean } = {}): Promise<Executor> {
   const { config } = projectConfig(args)
   if (args.executor === undefined) {
     args = {
@@ -55,6 +59,12 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
+  if (args["embed-model"] !== undefined && args.search === false) throw new UsageError("--embed-model is for search, which --no-search turns off; pass only one of them")
+  if (args["embed-model"] !== undefined) {
+    // Checked before the executor starts; the executor asks this process for vectors.
+    const { configureEmbeddings, parseEmbedModel } = await import("../tools/semantic/embed.ts")
+    configureEmbeddings(parseEmbedModel(args["embed-model"]))
+  }
   const { stdio, http } = splitServers(config.mcpServers)
   // HTTP servers (the agent's side) connect while the executor starts its stdio servers.
   const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
@@ -70,6 +80,8 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
       network: args.network ?? false,
       writable: repeated(args.writable),
       env,
+      search: args.search !== false,
+      searchLikely: options.searchLikely ?? false,
       onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
       ...(stdio ? { mcp: { mcpServers: stdio } } : {}),
     }),

@@ -21,6 +21,7 @@ export default defineCommand({
       description: "Directory the tools work in (default: the current directory)",
     },
     ...sandboxArgs,
+    search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
   },
   async run({ args }) {
     const directory = resolve(args.directory ?? ".")
@@ -39,13 +40,18 @@ export default defineCommand({
       const resolved = resolveSandbox(request, args.network ?? false, writable)
       if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
       policy = resolved.policy
-      if (policy.mode !== "off") return serveSandboxed(realpathSync(directory), policy)
+      if (policy.mode !== "off") {
+        // Started by ssh or by hand, for whatever comes: the index directory is made ready.
+        if (args.search !== false) (await import("../tools/semantic/location.ts")).prepareSearchIndexDir(realpathSync(directory))
+        return serveSandboxed(realpathSync(directory), policy, args.search !== false)
+      }
     }
     const [{ LocalExecutor }, { serveExecutor }] = await Promise.all([
       import("../executor/local.ts"),
       import("../protocol/server.ts"),
     ])
-    const executor = new LocalExecutor({ directory, policy })
+    const { withoutSearch } = await import("../tools/semantic/off.ts")
+    const executor = new LocalExecutor({ directory, policy, ...(args.search === false ? { tools: withoutSearch() } : {}) })
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
@@ -64,8 +70,8 @@ export default defineCommand({
 })
 
 /** Runs this executor again inside the OS sandbox, on the same stdio, and exits as it does. */
-function serveSandboxed(directory: string, policy: SandboxPolicy): Promise<number> {
-  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy)], directory, policy)
+function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
+  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy)
   const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" })
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
   return new Promise((done) => {

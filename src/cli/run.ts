@@ -86,7 +86,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
-  const executor = await openExecutor(args)
+  // The model may search: the sandboxed executor gets a persistent index directory.
+  const executor = await openExecutor(args, { searchLikely: true })
   const interrupt = catchInterrupts()
   try {
     const agent = createAgent({

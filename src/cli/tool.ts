@@ -21,7 +21,7 @@ export default defineCommand({
   },
   async run({ args }) {
     const params = parseParams(args.params === "-" ? await readStdin() : args.params)
-    const executor = await openExecutor(args)
+    const executor = await openExecutor(args, { searchLikely: args.name === "search" })
     const interrupt = catchInterrupts()
     try {
       // A tool call cannot be cancelled: a signal stops waiting for it, and closing the

@@ -36,6 +36,10 @@ export interface ConnectOptions {
   writable?: string[]
   /** Further variables the child executor gets (--env NAME). */
   env?: string[]
+  /** Offer the search tool (default true; --no-search). */
+  search?: boolean
+  /** A search is likely: make the index directory a sandboxed local executor may write. */
+  searchLikely?: boolean
   /** Told once when the sandbox asked for by default cannot be had, and once per MCP server that failed. */
   onWarning?(line: string): void
   /** MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake. */
@@ -63,7 +67,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     if (options.directory !== undefined) {
       throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
     }
-    for (const [flag, given] of [["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--env", options.env?.length]] as const) {
+    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--env", options.env?.length]] as const) {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
@@ -75,7 +79,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
     const directory = target.directory ?? options.directory
     const request = options.sandbox ?? "auto"
-    const flags = sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] })
+    const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] }), ...noSearch(options)]
     const command = [shellQuote(remoteBin), "executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)].join(" ")
     const { RemoteExecutor } = await import("./remote.ts")
     const remote = await RemoteExecutor.start({
@@ -93,7 +97,8 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const directory = resolve(options.directory ?? ".")
   if (options.local !== "child") {
     const { LocalExecutor } = await import("./local.ts")
-    return new LocalExecutor({ directory, ...(options.mcp ? { mcp: options.mcp } : {}) })
+    const { withoutSearch } = await import("../tools/semantic/off.ts")
+    return new LocalExecutor({ directory, ...(options.search === false ? { tools: withoutSearch() } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) })
   }
   const workspace = realpathSync(directory)
   const request = options.sandbox ?? "auto"
@@ -101,10 +106,14 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
   const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false })
   if (warning) options.onWarning?.(warning)
+  if (options.search !== false && options.searchLikely && policy.mode !== "off") {
+    const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
+    prepareSearchIndexDir(workspace)
+  }
   const { RemoteExecutor } = await import("./remote.ts")
   const start = (policy: SandboxPolicy) =>
     RemoteExecutor.start({
-      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy)], workspace, policy),
+      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy),
       label: "the local executor",
       local: true,
       env: executorEnv(options.env),
@@ -119,6 +128,11 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     options.onWarning?.(fallback.warning)
     return start(fallback.policy)
   }
+}
+
+/** `--no-search` for the executor's command line when search is off. */
+function noSearch(options: ConnectOptions): string[] {
+  return options.search === false ? ["--no-search"] : []
 }
 
 /** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */

@@ -2,9 +2,9 @@
  * The environment of an executor the agent starts: an allow-list, so the agent's keys never enter
  * it. Names given with --env pass too; nothing else does.
  */
-const ALLOWED = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TZ", "TMPDIR", "SHELL"]
+const ALLOWED = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TZ", "TMPDIR", "SHELL", "XDG_CACHE_HOME"]
 /** Settings of clanka's own that the executor reads (none of them secret). */
-const CLANKA_SETTINGS = ["CLANKA_DEBUG", "CLANKA_SCRIPT_MEMORY_MB", "CLANKA_SEARCH_ENGINE"]
+const CLANKA_SETTINGS = ["CLANKA_DEBUG", "CLANKA_SCRIPT_MEMORY_MB", "CLANKA_SEARCH_ENGINE", "CLANKA_SEARCH_WAIT_MS"]
 /** Names that look like secrets: never passed unless named with --env. */
 const SECRET = /_API_KEY$|_TOKEN$|_SECRET|PASSWORD/i
 

@@ -44,7 +44,7 @@ export class LocalExecutor implements Executor {
     this.directory = resolve(options.directory)
     this.tools = new ToolRegistry(options.tools)
     this.policy = options.policy ?? UNRESTRICTED
-    this.sandbox = new Sandbox(this.tools.names)
+    this.sandbox = new Sandbox(this.tools.names, this.tools.spread)
   }
 
   async capabilities(request: CapabilitiesRequest | undefined = this.options.mcp): Promise<Capabilities> {
@@ -76,7 +76,7 @@ export class LocalExecutor implements Executor {
       this.mcp ??= new ExecutorMcp(this.directory, this.guard.env)
       if (!(await this.mcp.add(request))) return
       this.tools = new ToolRegistry([...(this.options.tools ?? builtinTools), ...this.mcp.tools], this.mcp.declarations)
-      this.sandbox.setToolNames(this.tools.names)
+      this.sandbox.setToolNames(this.tools.names, this.tools.spread)
     })
     this.mcpUpdate = next.catch(() => {})
     return next

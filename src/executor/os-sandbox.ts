@@ -9,6 +9,7 @@ import { existsSync, realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import type { SandboxMode, SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
+import { searchIndexDir } from "../tools/semantic/location.ts"
 
 /** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
 export const INSIDE_VARIABLE = "CLANKA_SANDBOX_INSIDE"
@@ -84,12 +85,25 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
     if (top && top !== underTmp(workspace)) args.push("--ro-bind", top, top)
   }
   args.push(bind, workspace, workspace)
+  const index = searchIndexBind(argv, workspace)
+  if (index) args.push("--bind", index, index)
   if (policy.mode === "workspace-write") for (const dir of policy.writable) if (existsSync(dir)) args.push("--bind", dir, dir)
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
   if (!policy.network) args.push("--unshare-net")
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
   args.push("--chdir", workspace, "--", ...argv)
   return args
+}
+
+/**
+ * The one directory outside the workspace the executor writes in every mode: this workspace's
+ * search index, unless search is off. It must exist already (prepareSearchIndexDir): the sandbox
+ * cannot create it, and without it the index is kept in memory.
+ */
+function searchIndexBind(argv: readonly string[], workspace: string): string | undefined {
+  if (argv.includes("--no-search")) return undefined
+  const dir = searchIndexDir(workspace)
+  return existsSync(dir) ? dir : undefined
 }
 
 /** `/tmp/x` for an existing path under /tmp (after symlinks), else undefined. */
@@ -109,6 +123,8 @@ function underTmp(path: string): string | undefined {
 export function seatbeltProfile(workspace: string, policy: SandboxPolicy): string {
   const quote = (path: string) => JSON.stringify(path)
   const writable = policy.mode === "workspace-write" ? [workspace, ...policy.writable, "/private/tmp", "/private/var/folders"] : []
+  const index = searchIndexBind([], workspace)
+  if (index) writable.push(index)
   const rules = [
     "(version 1)",
     "(allow default)",

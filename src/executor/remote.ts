@@ -79,6 +79,8 @@ export class RemoteExecutor implements Executor {
       const lines = (partial + text).split("\n")
       partial = lines.pop()!.slice(-4096)
       for (const line of lines) if (line.trim() !== "") this.stderrLines.push(line.trim().slice(0, 500))
+      // The search index's progress is meant for the user (CLANKA_DEBUG already showed it).
+      if (process.env.CLANKA_DEBUG !== "1") for (const line of lines) if (line.startsWith("clanka search: ")) process.stderr.write(`${line}\n`)
       this.stderrLines.splice(0, Math.max(0, this.stderrLines.length - STDERR_LINES))
     })
     child.stderr!.on("end", () => {

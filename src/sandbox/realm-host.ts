@@ -67,7 +67,7 @@ function urlParts(url: URL): string {
   return JSON.stringify(parts)
 }
 
-export function createRealm(toolNames: readonly string[], hooks: RealmHooks): Realm {
+export function createRealm(toolNames: readonly string[], spread: readonly string[], hooks: RealmHooks): Realm {
   const context = vm.createContext(vm.constants.DONT_CONTEXTIFY)
   const timers = new Map<number, ReturnType<typeof setTimeout>>()
   const requests = new Map<number, AbortController>()
@@ -76,6 +76,7 @@ export function createRealm(toolNames: readonly string[], hooks: RealmHooks): Re
 
   const bridge = {
     toolNames: JSON.stringify(toolNames),
+    spread: JSON.stringify(spread),
     print(text: unknown) {
       try {
         hooks.print(str(text))

@@ -63,14 +63,21 @@ export class Sandbox {
   private readonly active = new Map<number, () => void>()
   private watchdog: ReturnType<typeof setInterval> | undefined
 
-  /** `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. */
-  constructor(private toolNames: readonly string[]) {}
+  /**
+   * `toolNames`: the globals each script gets; each call reaches RunOptions.onCall. The tools in
+   * `spread` take several arguments: their calls pass the arguments as an array.
+   */
+  constructor(
+    private toolNames: readonly string[],
+    private spread: readonly string[] = [],
+  ) {}
 
   /** Tools added after start (MCP servers): idle workers learn the new globals before their next script. */
-  setToolNames(names: readonly string[]): void {
+  setToolNames(names: readonly string[], spread: readonly string[] = this.spread): void {
     this.toolNames = names
+    this.spread = spread
     for (const { worker, acked } of this.idle) {
-      worker.postMessage({ type: "init", toolNames: [...names], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+      worker.postMessage({ type: "init", toolNames: [...names], spread: [...spread], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
     }
   }
 
@@ -99,7 +106,7 @@ export class Sandbox {
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
     const acked = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ type: "init", toolNames: [...this.toolNames], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    worker.postMessage({ type: "init", toolNames: [...this.toolNames], spread: [...this.spread], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
     return { worker, acked }
   }
 

@@ -13,6 +13,8 @@ import type { ToMain, ToWorker } from "./messages.ts"
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
 
 let toolNames: string[] = []
+/** Tools whose calls pass all their arguments, as an array (search(query, options)). */
+let spread: string[] = []
 // Flow control: `sent` counts output characters posted; the main thread adds what it has taken
 // to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
 let acked: Int32Array<ArrayBufferLike> = new Int32Array(1)
@@ -30,6 +32,7 @@ self.onmessage = (event) => {
   const message = event.data
   if (message.type === "init") {
     toolNames = message.toolNames
+    spread = message.spread ?? []
     acked = message.acked
     outputWindow = message.window
   } else if (message.type === "run") run(message.runId, message.script)
@@ -100,7 +103,7 @@ function run(runId: number, original: string): void {
     if (current === state) current = undefined
     post(message)
   }
-  const realm = createRealm(toolNames, {
+  const realm = createRealm(toolNames, spread, {
     print: (text) => {
       if (!state.settled) postOutput(runId, text)
     },

@@ -14,8 +14,12 @@ export const WebSearchParamsSchema = v.object({
   maxCharacters: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100))),
 })
 
+export const EmbedParamsSchema = v.object({ texts: v.array(v.string()) })
+
 const services: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {
   webSearch: (params, signal) => exaSearch(v.parse(WebSearchParamsSchema, params), process.env, signal),
+  // Vectors for the executor's search index, with the model chosen by --embed-model (embed.ts).
+  embed: async (params, signal) => (await import("./semantic/embed.ts")).embed(v.parse(EmbedParamsSchema, params).texts, signal),
 }
 
 /** Adds a service this process answers (the `mcp` service once HTTP MCP servers are connected). */

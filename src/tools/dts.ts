@@ -1,3 +1,4 @@
+import type * as v from "valibot"
 import type { Tool } from "./tool.ts"
 import { isOptionalSchema } from "../schema/node.ts"
 import { commentText, renderType } from "../schema/to-typescript.ts"
@@ -6,10 +7,18 @@ import { commentText, renderType } from "../schema/to-typescript.ts"
 export function renderToolDeclaration(tool: Tool): string {
   const resultType = renderType(tool.result)
   const takesNothing = tool.params.type === "void" || tool.params.type === "undefined"
-  const param = takesNothing
-    ? ""
-    : `${tool.paramName ?? "options"}${isOptionalSchema(tool.params) ? "?" : ""}: ${renderType(tool.params)}`
+  const param = tool.argNames
+    ? spreadParams(tool)
+    : takesNothing
+      ? ""
+      : `${tool.paramName ?? "options"}${isOptionalSchema(tool.params) ? "?" : ""}: ${renderType(tool.params)}`
   return `/** ${commentText(tool.description)} */\ndeclare function ${tool.name}(${param}): Promise<${resultType}>`
+}
+
+/** `query: string, options?: {…}` for a tool whose params are a tuple of its arguments. */
+function spreadParams(tool: Tool): string {
+  const items = (tool.params as unknown as { items: v.GenericSchema[] }).items
+  return tool.argNames!.map((name, i) => `${name}${isOptionalSchema(items[i]!) ? "?" : ""}: ${renderType(items[i]!)}`).join(", ")
 }
 
 export function renderToolsDts(tools: readonly Tool[]): string {

@@ -6,6 +6,7 @@ import * as v from "valibot"
 import { ToolError } from "../errors.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 import { checkWritable } from "./write-policy.ts"
+import { filesChanged } from "./semantic/live.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -111,6 +112,7 @@ export const fsTools: Tool[] = [
       await mkdirFor(target, path, "writeFile")
       // Through a symlink to its target: renaming over the link would replace it with a file.
       await writeAtomic(await realpath(target).catch(() => target), content)
+      await filesChanged(ctx.directory, [target])
     },
   }),
   defineTool({
@@ -126,6 +128,7 @@ export const fsTools: Tool[] = [
       if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
       if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
       await rm(target)
+      await filesChanged(ctx.directory, [target])
     },
   }),
   defineTool({
@@ -143,6 +146,7 @@ export const fsTools: Tool[] = [
       if (!(await statOrNull(source))) throw new ToolError(`renameFile: ${from} does not exist`)
       await mkdirFor(target, to, "renameFile")
       await rename(source, target)
+      await filesChanged(ctx.directory, [source, target])
     },
   }),
   defineTool({

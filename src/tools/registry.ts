@@ -5,6 +5,8 @@ import { renderToolsDts } from "./dts.ts"
 import { fsTools } from "./fs.ts"
 import { patchTools } from "./patch.ts"
 import { searchTools } from "./search.ts"
+import { semanticTools } from "./semantic.ts"
+import { toolCalled } from "./semantic/live.ts"
 import { shellTools } from "./shell.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
@@ -16,6 +18,7 @@ export const builtinTools: readonly Tool[] = [
   ...fsTools,
   ...patchTools,
   ...searchTools,
+  ...semanticTools,
   ...shellTools,
   ...webTools,
   ...todoTools,
@@ -28,6 +31,8 @@ export const builtinTools: readonly Tool[] = [
  */
 export class ToolRegistry {
   readonly names: readonly string[]
+  /** Tools that take several arguments (Tool.argNames). */
+  readonly spread: readonly string[]
   private readonly byName: ReadonlyMap<string, Tool>
   private declarations: string | undefined
 
@@ -45,6 +50,7 @@ export class ToolRegistry {
       throw new Error(`two tools are named "${duplicate?.name}"`)
     }
     this.names = tools.map((tool) => tool.name)
+    this.spread = tools.filter((tool) => tool.argNames).map((tool) => tool.name)
   }
 
   has(name: string): boolean {
@@ -61,8 +67,11 @@ export class ToolRegistry {
   async call(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
     const tool = this.byName.get(name)
     if (!tool) throw new UnknownToolError(name, this.names)
+    if (tool.argNames && !Array.isArray(params)) params = [params]
     const parsed = v.safeParse(tool.params, params)
     if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
+    // Before and after: the search index trusts itself only while no such tool has run (live.ts).
+    toolCalled(name)
     try {
       return await tool.run(parsed.output, ctx)
     } catch (error) {
@@ -72,6 +81,8 @@ export class ToolRegistry {
       }
       const message = errorMessage(error)
       throw new ToolError(`${name}: ${message}`)
+    } finally {
+      toolCalled(name)
     }
   }
 }

@@ -29,6 +29,11 @@ export interface Tool<P = any, R = any> {
   params: v.GenericSchema<unknown, P>
   /** Name of the single parameter in the declaration ("patch", "command", …). */
   paramName?: string
+  /**
+   * Names of the arguments of a tool that takes several (its params are a tuple): the script's
+   * call passes them all, the declaration names each, e.g. `search(query, options?)`.
+   */
+  argNames?: readonly string[]
   /** Shape of the result, rendered as the declaration's return type. */
   result: v.GenericSchema<unknown, R>
   run(params: P, ctx: ToolContext): Promise<R>
@@ -40,6 +45,7 @@ export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchem
   description: string
   params: PS
   paramName?: string
+  argNames?: readonly string[]
   result: RS
   run(params: v.InferOutput<PS>, ctx: ToolContext): Promise<v.InferOutput<RS>>
 }): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {

@@ -122,7 +122,7 @@ for (const kind of KINDS) {
       expect(capabilities.agentsMd).toBe("Be brief.\n")
       expect(capabilities.toolsDts).toContain("declare function readFile(options: { path: string;")
       expect(capabilities.toolsDts).toContain("declare function taskComplete(output: string): Promise<void>")
-      expect(capabilities.supportsSearch).toBe(false)
+      expect(capabilities.supportsSearch).toBe(true)
       expect(capabilities.protocolVersion).toBe(1)
       expect(capabilities.version).toBe(VERSION)
     })

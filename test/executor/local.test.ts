@@ -47,7 +47,7 @@ describe("LocalExecutor", () => {
     expect(caps.protocolVersion).toBe(PROTOCOL_VERSION)
     expect(caps.version).toBe(VERSION)
     expect(caps.agentsMd).toBe("Use tabs.\n")
-    expect(caps.supportsSearch).toBe(false)
+    expect(caps.supportsSearch).toBe(true)
     expect(caps.toolsDts).toContain("declare function taskComplete(output: string): Promise<void>")
   })
 

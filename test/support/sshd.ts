@@ -178,7 +178,8 @@ export async function startSshProject(localPrefix: string, remoteFiles: Record<s
  */
 export function writeRemoteBin(path: string, options: { pidFile?: string } = {}): string {
   const record = options.pidFile ? `echo $$ > '${options.pidFile}'\n` : ""
-  writeFileSync(path, `#!/bin/sh\n${record}exec '${BUN}' '${MAIN}' "$@"\n`)
+  // The far side's search index goes next to this script, not into the user's ~/.cache.
+  writeFileSync(path, `#!/bin/sh\n${record}export XDG_CACHE_HOME='${join(dirname(path), "cache")}'\nexec '${BUN}' '${MAIN}' "$@"\n`)
   chmodSync(path, 0o755)
   return path
 }

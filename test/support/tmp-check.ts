@@ -6,6 +6,9 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
+// Search indexes of every clanka the tests start go here, never into ~/.cache.
+const runCache = mkdtempSync(join(tmpdir(), "clanka-test-cache-"))
+process.env.XDG_CACHE_HOME = runCache
 const runTmp = mkdtempSync(join(tmpdir(), "clanka-test-run-"))
 process.env.TMPDIR = runTmp
 
@@ -13,5 +16,6 @@ process.env.TMPDIR = runTmp
 afterAll(() => {
   const left = readdirSync(runTmp)
   rmSync(runTmp, { recursive: true, force: true })
+  rmSync(runCache, { recursive: true, force: true })
   if (left.length > 0) throw new Error(`the test run left ${left.length} entries in its TMPDIR: ${left.join(", ")}`)
 })

@@ -19,6 +19,7 @@
   const split = String.prototype.split
   const join = Array.prototype.join
   const slice = Array.prototype.slice
+  const arrayIncludes = Array.prototype.includes
   const is = Object.is
   const resolved = RealmPromise.resolve()
 
@@ -39,6 +40,7 @@
   const done = guard(bridge.done)
   const fail = guard(bridge.fail)
   const toolNames = parse(bridge.toolNames)
+  const spread = parse(bridge.spread)
 
   let describer
   const describeArguments = (args) => (describer ??= makeInspect(guard(bridge.peek), guard(bridge.peekStatus), format))(args)
@@ -164,7 +166,12 @@
     return new RealmPromise((resolve, reject) => {
       let params
       try {
-        params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
+        if (apply(arrayIncludes, spread, [name])) {
+          // Trailing undefined arguments are left out rather than sent as null.
+          let count = args.length
+          while (count > 0 && args[count - 1] === undefined) count--
+          params = stringify(apply(slice, args, [0, count]))
+        } else params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
       } catch (error) {
         reject(atSite(new RealmError(`${name}: parameters are not JSON: ${messageOf(error)}`), site))
         return
