@@ -39,6 +39,8 @@ export interface RemoteExecutorOptions {
   local?: boolean
   /** How long past a script's time limit to wait for its result (default 15 s). */
   answerGraceMs?: number
+  /** Liveness pings while a call waits (default: from CLANKA_PING_MS, see `pingTiming`). */
+  ping?: { intervalMs: number; timeoutMs: number }
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -49,6 +51,16 @@ const STDERR_LINES = 20
  * stopped answering (hung, or a link that drops packets without closing).
  */
 const ANSWER_GRACE_MS = 15_000
+/** A ping after 5 s of silence while a call waits; six unanswered (30 s) and the executor is gone. */
+const PING_INTERVAL_MS = 5_000
+const PINGS_BEFORE_LOST = 6
+
+/** The ping timing: CLANKA_PING_MS sets the interval (tests, slow links); the timeout is six of them. */
+export function pingTiming(env: Record<string, string | undefined> = process.env): { intervalMs: number; timeoutMs: number } {
+  const given = Number(env.CLANKA_PING_MS)
+  const intervalMs = env.CLANKA_PING_MS && Number.isFinite(given) && given > 0 ? given : PING_INTERVAL_MS
+  return { intervalMs, timeoutMs: intervalMs * PINGS_BEFORE_LOST }
+}
 
 export class RemoteExecutor implements Executor {
   private readonly client: ProtocolClient
@@ -59,6 +71,8 @@ export class RemoteExecutor implements Executor {
   announced: Capabilities | undefined
   private connected = false
   private closing = false
+  /** It stopped answering pings: closing it need not wait for it to wind down by itself. */
+  private silent = false
 
   private constructor(
     private readonly options: RemoteExecutorOptions,
@@ -126,6 +140,15 @@ export class RemoteExecutor implements Executor {
     this.handshake = this.parseCapabilities(raw)
     this.announced = this.handshake
     this.connected = true
+    // Only once connected: ssh may still have been asking for a password before.
+    const timing = this.options.ping ?? pingTiming()
+    this.client.keepAlive({
+      ...timing,
+      onSilent: () => {
+        this.silent = true
+        return new ExecutorLostError(`${this.who} stopped answering: no reply to pings for ${seconds(timing.timeoutMs)}; check it and run again`)
+      },
+    })
   }
 
   private parseCapabilities(raw: unknown): Capabilities {
@@ -297,7 +320,7 @@ export class RemoteExecutor implements Executor {
     this.closing = true
     this.client.fail(new ExecutorLostError(`${this.who} was closed`))
     this.child.stdin!.end()
-    if (await this.exitWithin(2000)) return
+    if (!this.silent && (await this.exitWithin(2000))) return
     this.child.kill("SIGTERM")
     if (await this.exitWithin(1000)) return
     this.child.kill("SIGKILL")

@@ -232,6 +232,8 @@ export async function serveExecutor(
     executeUnsafe: (id, raw) => runExecuteUnsafe(id, raw),
     subagentOutput: (_id, raw) => subagentOutput(raw),
     agentCallResult: (_id, raw) => agentCallResult(raw),
+    // Liveness: answered at once, also while scripts run (they run in workers, not on this loop).
+    ping: () => null,
   }
 
   /** JSON-RPC never answers a notification: what is wrong with one goes to the log. */
