@@ -11,6 +11,12 @@ export const executorArgs = {
   executor: { type: "string", description: "spawn CMD and speak the executor protocol on its stdio", valueHint: "CMD" },
   ssh: { type: "string", description: "run on [USER@]HOST[:DIR] through the system ssh", valueHint: "HOST" },
   "remote-bin": { type: "string", description: "path of clanka on the remote host (default $CLANKA_REMOTE_BIN or clanka)", valueHint: "PATH" },
+  upload: {
+    type: "boolean",
+    default: true,
+    description: "copy this clanka to an --ssh host that lacks it (into ~/.cache/clanka/bin there)",
+    negativeDescription: "never copy clanka to the host: a host without it is exit 3",
+  },
   ...(sandboxArgs as unknown as ArgsDef),
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
 } as const
@@ -20,6 +26,7 @@ export interface ExecutorFlags {
   executor?: string
   ssh?: string
   "remote-bin"?: string
+  upload?: boolean
   sandbox?: string
   network?: boolean
   writable?: string
@@ -39,6 +46,7 @@ export async function openExecutor(args: ExecutorFlags): Promise<Executor> {
     executor: args.executor,
     ssh: args.ssh,
     remoteBin: args["remote-bin"],
+    upload: args.upload !== false,
     local: "child",
     ...(args.sandbox === undefined ? {} : { sandbox: sandboxRequest(args.sandbox, "auto") }),
     network: args.network ?? false,

@@ -62,6 +62,9 @@ export function pingTiming(env: Record<string, string | undefined> = process.env
   return { intervalMs, timeoutMs: intervalMs * PINGS_BEFORE_LOST }
 }
 
+/** ssh ran, but the host has no clanka where it was looked for (the remote command's exit 127). */
+export class RemoteClankaMissingError extends ExecutorLostError {}
+
 export class RemoteExecutor implements Executor {
   private readonly client: ProtocolClient
   private readonly stderrLines: string[] = []
@@ -375,7 +378,7 @@ export class RemoteExecutor implements Executor {
         return new ExecutorLostError(`cannot connect to ${ssh.host} with ssh${detail}; check that \`ssh ${ssh.host}\` works`)
       }
       if (exit.code === 127) {
-        return new ExecutorLostError(
+        return new RemoteClankaMissingError(
           `\`${ssh.remoteBin}\` was not found on ${ssh.host}; install clanka there or pass --remote-bin PATH (or set CLANKA_REMOTE_BIN)`,
         )
       }
