@@ -9,7 +9,7 @@ import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { executorArgs, openExecutor, openHosts, sshHosts } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 
 export default defineCommand({
@@ -73,11 +73,15 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
-  const executor = await openExecutor(args)
+  // Several --ssh hosts: the first is the agent's executor, the others its sub-agents' (delegate).
+  const sshList = sshHosts(args)
+  const hosts = sshList.length > 1 ? await openHosts(args, sshList) : undefined
+  const executor = hosts ? hosts[0]!.executor : await openExecutor(args)
   const interrupt = catchInterrupts()
   try {
     const agent = createAgent({
       executor,
+      ...(hosts ? { hosts } : {}),
       model,
       subagentModel,
       conversation: interactive,
@@ -92,7 +96,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
     return await converse(agent, print, model, executor, interrupt)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
-    await executor.close()
+    await Promise.all((hosts?.map((host) => host.executor) ?? [executor]).map((each) => each.close()))
     interrupt.dispose()
   }
 }

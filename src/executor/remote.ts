@@ -192,7 +192,7 @@ export class RemoteExecutor implements Executor {
           this.client.pauseUntil(new Promise<void>((resolve) => (release = resolve)))
         }
       } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
-      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, options)
+      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, output.host, options)
       else this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
       wake?.()
     }
@@ -266,10 +266,10 @@ export class RemoteExecutor implements Executor {
     if (!result.output.ok) throw new ScriptError(result.output.error)
   }
 
-  private answerSubagent(id: string | number, prompt: string, options: ExecuteOptions): void {
+  private answerSubagent(id: string | number, prompt: string, host: string | undefined, options: ExecuteOptions): void {
     let answer: Promise<string>
     try {
-      answer = options.onSubagent(prompt)
+      answer = host === undefined ? options.onSubagent(prompt) : options.onSubagent(prompt, { host })
     } catch (error) {
       answer = Promise.reject(error)
     }

@@ -165,14 +165,16 @@ function createContext(runId: number, timers: Set<ReturnType<typeof setTimeout>>
       }
       pending.set(callId, { resolve, reject: rejectAtSite, realm })
       let params: string | undefined
+      let second: string | undefined
       try {
         params = args.length === 0 || args[0] === undefined ? undefined : JSON.stringify(args[0])
+        second = args[1] === undefined ? undefined : JSON.stringify(args[1])
       } catch (error) {
         pending.delete(callId)
         rejectAtSite(new realm.Error(`${tool}: parameters are not JSON: ${(error as Error).message}`))
         return
       }
-      post({ type: "call", runId, callId, tool, params })
+      post({ type: "call", runId, callId, tool, params, ...(second === undefined ? {} : { second }) })
     })
   const track =
     <T extends (...args: any[]) => ReturnType<typeof setTimeout>>(schedule: T) =>
