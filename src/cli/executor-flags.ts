@@ -12,7 +12,7 @@ export const executorArgs = {
   executor: { type: "string", description: "spawn CMD and speak the executor protocol on its stdio", valueHint: "CMD" },
   ssh: {
     type: "string",
-    description: "run on [NAME=][USER@]HOST[:DIR] through the system ssh (repeatable: exec runs on every host; run drives the first and delegates to the others)",
+    description: "run on [NAME=][USER@]HOST[:DIR] through the system ssh; repeatable (exec: on every host; run: on the first, delegate() to the others)",
     valueHint: "HOST",
     repeatable: true,
   },
@@ -54,12 +54,17 @@ export interface SshHost {
 }
 
 /** The --ssh hosts, named (`web=deploy@web1:/srv/app`) or by their host (`web1`); names are unique. */
-export function sshHosts(args: Pick<ExecutorFlags, "ssh">): SshHost[] {
+export function sshHosts(args: Pick<ExecutorFlags, "ssh" | "executor" | "env">): SshHost[] {
   const hosts = repeated(args.ssh).map((spec) => {
     const named = spec.match(/^([A-Za-z0-9_][\w.-]*)=(.*)$/)
     const target = named ? named[2]! : spec
     return { name: named ? named[1]! : parseSshTarget(target).host.replace(/^.*@/, ""), target }
   })
+  // Said once here rather than once per host when they connect.
+  if (hosts.length > 1 && args.executor !== undefined) throw new UsageError("--executor and --ssh both choose the executor; pass only one of them")
+  if (hosts.length > 1 && args.env !== undefined) {
+    throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")
+  }
   for (const [index, host] of hosts.entries()) {
     if (hosts.findIndex((other) => other.name === host.name) !== index) {
       throw new UsageError(`two --ssh hosts are named "${host.name}"; name them apart: --ssh NAME=${host.target}`)

@@ -86,6 +86,11 @@ test.skipIf(!available)("hosts must have different names; commands of one execut
     stdout: "",
     stderr: `clanka: two --ssh hosts are named "${host.alias}"; name them apart: --ssh NAME=${host.alias}:${db}\n`,
   })
+  expect(await run(["exec", ...both(), "--executor", "cat", "-e", "1"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "clanka: --executor and --ssh both choose the executor; pass only one of them\n",
+  })
   expect(await run(["tool", ...both(), "ls", "."])).toEqual({
     code: 2,
     stdout: "",
