@@ -34,7 +34,9 @@ const RECEIVE = [
   'case $how in gzip|plain) ;; *) exit 0;; esac',
   'mkdir -p "$d" || exit 1',
   't="$d/.clanka.$$"',
+  // A dropped link (SIGHUP) must not leave the partial copy behind either.
   "trap 'rm -f \"$t\"' EXIT",
+  "trap 'exit 1' HUP INT TERM PIPE",
   'if [ "$how" = gzip ]; then gzip -dc > "$t"; else cat > "$t"; fi || exit 1',
   's=$(sha256sum "$t" 2>/dev/null || shasum -a 256 "$t" 2>/dev/null || echo none)',
   'if [ "${s%% *}" != "$sum" ]; then echo "mismatch ${s%% *}"; exit 1; fi',
