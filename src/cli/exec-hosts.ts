@@ -39,7 +39,8 @@ export async function execOnHosts(
       hosts.map(async (host) => {
         const result = await runOn(args, host, script, timeoutMs, interrupt.signal, json ? undefined : prefixer(host.name))
         if (json) process.stdout.write(JSON.stringify(result) + "\n")
-        else if (result.error !== null) process.stderr.write(`clanka: ${host.name}: ${visible(result.error)}\n`)
+        // Interrupted: quietly, as exec on one host.
+        else if (result.error !== null && result.exitCode !== ExitCode.interrupted) process.stderr.write(`clanka: ${host.name}: ${visible(result.error)}\n`)
         return result
       }),
     )
