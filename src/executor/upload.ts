@@ -128,14 +128,15 @@ export async function uploadSelf(options: UploadOptions): Promise<string> {
     const started = Date.now()
     const megabytes = `${(binary.size / 1e6).toFixed(1)} MB`
     const intro = `clanka: ${options.remoteBin} is not on ${host}: copying clanka ${VERSION} (${binary.target}, ${megabytes}${gzip ? ", gzip" : ""}) there`
-    progress.write(progress.isTTY ? `${intro} … 0%` : `${intro}\n`)
+    // On a terminal a short line below it counts up in place (short: a long one would wrap).
+    progress.write(progress.isTTY ? `${intro}\n  0%` : `${intro}\n`)
     let sent = 0
     let shown = 0
     const source = createReadStream(binary.path)
     source.on("data", (chunk) => {
       sent += chunk.length
       const percent = Math.floor((sent / binary.size) * 100)
-      if (progress.isTTY && percent > shown) progress.write(`\r${intro} … ${(shown = percent)}%`)
+      if (progress.isTTY && percent > shown) progress.write(`\r  ${(shown = percent)}%`)
     })
     try {
       await pipeline(source, ...(gzip ? [createGzip()] : []), child.stdin)
