@@ -141,14 +141,24 @@ export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
 // ---------------------------------------------------------------------------------------------
 // The Executor.
 
+/** The second argument of `delegate(task, { host })`. */
+export const SubagentOptionsSchema = v.object({
+  /** Name of the host (one of `hosts()`) whose executor runs the sub-agent's scripts. */
+  host: v.optional(v.pipe(v.string(), v.minLength(1))),
+})
+export type SubagentOptions = v.InferOutput<typeof SubagentOptionsSchema>
+
 /** A service that needs the agent's keys or network (webSearch), answered on the agent's side. */
 export type AgentCall = (service: string, params: unknown) => Promise<unknown>
 
 export interface ExecuteOptions extends ExecuteParams {
   /** Called when the script calls taskComplete(summary). */
   onTaskComplete(summary: string): void
-  /** Answered by the agent, wherever the script runs: runs a sub-agent, resolves to its summary. */
-  onSubagent(prompt: string): Promise<string>
+  /**
+   * Answered by the agent, wherever the script runs: runs a sub-agent, resolves to its summary.
+   * `host`: the sub-agent's scripts run on that host of the run (`delegate(task, { host })`).
+   */
+  onSubagent(prompt: string, options?: SubagentOptions): Promise<string>
   /**
    * Answers the script's calls of agent-side services. Default: the executor's agent side runs them
    * itself (a LocalExecutor in this process, a RemoteExecutor's client process).

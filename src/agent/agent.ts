@@ -8,6 +8,7 @@ import { runLoop, type LoopShared } from "./loop.ts"
 import { OutputLock } from "./output-lock.ts"
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
+import { type AgentHost, type HostEntry, hostsSection, prepareHosts } from "./hosts.ts"
 import { UsageTotals } from "./usage.ts"
 
 export interface AgentOptions {
@@ -30,6 +31,11 @@ export interface AgentOptions {
   maxNudges?: number
   /** Cap of the script output sent back to the model (default 64 KiB). */
   outputLimitBytes?: number
+  /**
+   * Every host of a run over several (the first is `executor`'s): the others are reached through
+   * `delegate(task, { host })`. Ignored with fewer than two.
+   */
+  hosts?: readonly AgentHost[]
 }
 
 export interface SendOptions {
@@ -58,6 +64,7 @@ export function createAgent(options: AgentOptions): Agent {
   const history: Message[] = []
   const steering: string[] = []
   let capabilities: Promise<Capabilities> | undefined
+  let hostsReady: Promise<HostEntry[]> | undefined
   let running = false
 
   async function* send(prompt: string, sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
@@ -90,6 +97,7 @@ export function createAgent(options: AgentOptions): Agent {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
         const toolNames = toolNamesFromDts(caps.toolsDts)
+        const hosts = options.hosts && options.hosts.length > 1 ? await (hostsReady ??= prepareHosts(options.hosts, caps, options.system)) : undefined
         lock.emit(id, {
           _tag: "AgentStart",
           id,
@@ -121,6 +129,7 @@ export function createAgent(options: AgentOptions): Agent {
           lock,
           nextSubagentId: (parent) => `${parent}.${++counter}`,
           subagents,
+          ...(hosts ? { hosts, host: hosts[0]!.name } : {}),
         }
         history.push({ role: "user", content: prompt })
         const result = await runLoop(shared, {
@@ -133,6 +142,7 @@ export function createAgent(options: AgentOptions): Agent {
             conversation: options.conversation ?? false,
             ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
             ...(options.system === undefined ? {} : { extra: options.system }),
+            ...(hosts ? { hosts: hostsSection(hosts) } : {}),
           }),
           messages: history,
           conversation: options.conversation ?? false,

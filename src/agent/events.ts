@@ -38,7 +38,8 @@ export type ContentPart =
   | { _tag: "StructuredOutput"; value: unknown }
 
 export type SubagentEvent =
-  | { _tag: "SubagentStart"; id: string; prompt: string; provider: string; model: string }
+  /** `host`: the sub-agent's scripts run on that host of the run (delegate(task, { host })). */
+  | { _tag: "SubagentStart"; id: string; prompt: string; provider: string; model: string; host?: string }
   | { _tag: "SubagentPart"; id: string; part: ContentPart }
   | { _tag: "SubagentComplete"; id: string; summary: string }
 

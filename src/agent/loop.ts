@@ -11,6 +11,7 @@ import { asModelError, backoffMs, type RetryPolicy } from "./retry.ts"
 import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { findHost, listHosts, type HostEntry } from "./hosts.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -29,6 +30,9 @@ export interface LoopShared {
   nextSubagentId(parent: string): string
   /** Sub-agents still running: the run's last event waits for them to report their end. */
   subagents: Set<Promise<unknown>>
+  /** The run's hosts when it has several (hosts.ts); `host` is the one `executor` is. */
+  hosts?: readonly HostEntry[]
+  host?: string
 }
 
 interface LoopRun {
@@ -265,7 +269,11 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       script,
       signal: run.signal,
       onTaskComplete: (text) => (summary = text),
-      onSubagent: (prompt) => runSubagent(shared, run, prompt),
+      onSubagent: (prompt, options) => runSubagent(shared, run, prompt, options?.host),
+      onAgentCall: async (service, params) => {
+        if (service === "hosts") return listHosts(shared.hosts, shared.host)
+        return (await import("../tools/agent-services.ts")).runAgentService(service, params, run.signal)
+      },
     })) {
       cap.push(text)
     }
@@ -305,18 +313,28 @@ function describeInput(input: unknown): string {
 }
 
 /** delegate(task): a nested loop with empty history on the sub-agent model. */
-function runSubagent(shared: LoopShared, parent: LoopRun, prompt: string): Promise<string> {
-  const running = subagentLoop(shared, parent, prompt)
+function runSubagent(shared: LoopShared, parent: LoopRun, prompt: string, host?: string): Promise<string> {
+  let where = shared
+  if (host !== undefined) {
+    let entry: HostEntry
+    try {
+      entry = findHost(shared.hosts, host)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    where = { ...shared, executor: entry.executor, toolNames: entry.toolNames, subagentSystem: entry.subagentSystem, host: entry.name }
+  }
+  const running = subagentLoop(where, parent, prompt, host)
   const settled = running.catch(() => {})
   shared.subagents.add(settled)
   void settled.then(() => shared.subagents.delete(settled))
   return running
 }
 
-async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string): Promise<string> {
+async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string, host: string | undefined): Promise<string> {
   const id = shared.nextSubagentId(parent.id)
   const model = shared.subagentModel
-  shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id })
+  shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id, ...(host === undefined ? {} : { host }) })
   const usage = new UsageTotals(model)
   try {
     const result = await runLoop(shared, {

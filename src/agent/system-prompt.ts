@@ -10,6 +10,8 @@ interface SystemPromptOptions {
   jsonSchema?: unknown
   /** Extra instructions from --system. */
   extra?: string
+  /** The section about the run's hosts, when it has several (hosts.ts). */
+  hosts?: string
 }
 
 const RULES = `You are clanka, a coding agent working in a repository. You act through one tool, \`execute\`, whose input is a JavaScript program. The program runs as the body of an async function in a fresh sandbox: top-level await works, the functions declared below are async globals, and whatever it prints with console.log is all you see of its results.
@@ -63,6 +65,7 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     sections.push(SUBAGENT_NOTE)
   }
   sections.push(`Sandbox functions:\n${options.toolsDts.trim()}`)
+  if (options.hosts) sections.push(options.hosts)
   sections.push(`Working directory: ${options.directory}`)
   if (options.extra?.trim()) sections.push(options.extra.trim())
   if (options.agentsMd?.trim()) sections.push(`AGENTS.md (instructions from the repository):\n${options.agentsMd.trim()}`)

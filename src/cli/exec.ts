@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { CancelledError, noSubagents, ScriptError } from "../contract.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { executorArgs, openExecutor, sshHosts } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -13,11 +13,19 @@ export default defineCommand({
     file: { type: "positional", required: false, description: "script file, or - for stdin", valueHint: "FILE|-" },
     eval: { type: "string", alias: "e", description: "the script itself", valueHint: "CODE" },
     timeout: { type: "string", description: "time limit of the script in seconds (default 600)", valueHint: "SECONDS" },
+    json: { type: "boolean", description: "print one JSON result per host: host, ssh, exitCode, output, error, taskComplete, durationMs" },
     ...executorArgs,
   },
   async run({ args }) {
     const script = await readScript(args.file, args.eval)
     const timeoutMs = secondsFlag("--timeout", args.timeout)
+    const hosts = sshHosts(args)
+    if (hosts.length > 1 || args.json) {
+      // The same script on every host at once; the local executor (or --executor) is one "host".
+      const all = hosts.length > 0 ? hosts : [{ name: args.executor === undefined ? "local" : "executor", target: "" }]
+      const { execOnHosts } = await import("./exec-hosts.ts")
+      return execOnHosts(args, all, script, timeoutMs, args.json ?? false)
+    }
     const executor = await openExecutor(args, { searchLikely: /\bsearch\s*\(/.test(script) })
     const interrupt = catchInterrupts()
     try {

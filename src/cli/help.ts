@@ -55,6 +55,8 @@ ENVIRONMENT
   CLANKA_MODEL               the default --model
   EXA_API_KEY                key of webSearch (EXA_BASE_URL: another Exa endpoint)
   CLANKA_REMOTE_BIN          path of clanka on --ssh hosts (default clanka)
+  CLANKA_PING_MS             liveness ping interval in ms (default 5000); an executor silent for
+                             six of them (30 s) is lost: exit 3
   CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)

@@ -9,7 +9,7 @@ import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor, projectConfig } from "./executor-flags.ts"
+import { executorArgs, openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 
 export default defineCommand({
@@ -86,12 +86,15 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
-  // The model may search: the sandboxed executor gets a persistent index directory.
-  const executor = await openExecutor(args, { searchLikely: true })
+  // Several --ssh hosts: the first is the agent's executor, the others its sub-agents' (delegate).
+  const sshList = sshHosts(args)
+  const hosts = sshList.length > 1 ? await openHosts(args, sshList, { searchLikely: true }) : undefined
+  const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true })
   const interrupt = catchInterrupts()
   try {
     const agent = createAgent({
       executor,
+      ...(hosts ? { hosts } : {}),
       model,
       subagentModel,
       conversation: interactive,
@@ -106,7 +109,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
     return await converse(agent, print, model, executor, interrupt)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
-    await executor.close()
+    await Promise.all((hosts?.map((host) => host.executor) ?? [executor]).map((each) => each.close()))
     interrupt.dispose()
   }
 }

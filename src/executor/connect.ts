@@ -44,6 +44,13 @@ export interface ConnectOptions {
   onWarning?(line: string): void
   /** MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake. */
   mcp?: CapabilitiesRequest
+  /**
+   * With --ssh, when the host lacks clanka: copy this binary there (default true; --no-upload).
+   * Only a compiled clanka can: from source there is no binary to copy.
+   */
+  upload?: boolean
+  /** Where the progress of an upload goes (default: stderr). */
+  progress?: { write(text: string): unknown; isTTY?: boolean }
 }
 
 export async function connectExecutor(options: ConnectOptions): Promise<Executor> {
@@ -75,23 +82,8 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   }
   if (options.ssh !== undefined) {
     if (options.env?.length) throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")
-    const target = parseSshTarget(options.ssh)
-    const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
-    const directory = target.directory ?? options.directory
-    const request = options.sandbox ?? "auto"
-    const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] }), ...noSearch(options)]
-    const command = [shellQuote(remoteBin), "executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)].join(" ")
-    const { RemoteExecutor } = await import("./remote.ts")
-    const remote = await RemoteExecutor.start({
-      argv: ["ssh", ...sshArgs(), "--", target.host, command],
-      label: target.host,
-      ssh: { host: target.host, remoteBin },
-      capabilitiesRequest: options.mcp,
-    })
-    if (request === "auto" && remote.announced?.sandbox.mode === "off") {
-      options.onWarning?.(`the executor on ${target.host} runs without the OS sandbox (bubblewrap is not available there); install bubblewrap there, or pass --sandbox off to say this is intended`)
-    }
-    return remote
+    const { connectSsh } = await import("./ssh.ts")
+    return connectSsh(parseSshTarget(options.ssh), options)
   }
   if (options.directory !== undefined) await checkDirectory(options.directory)
   const directory = resolve(options.directory ?? ".")
@@ -131,7 +123,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
 }
 
 /** `--no-search` for the executor's command line when search is off. */
-function noSearch(options: ConnectOptions): string[] {
+export function noSearch(options: ConnectOptions): string[] {
   return options.search === false ? ["--no-search"] : []
 }
 
@@ -140,14 +132,6 @@ async function checkDirectory(directory: string): Promise<void> {
   const info = await stat(directory).catch(() => undefined)
   if (!info) throw new UsageError(`-C ${directory}: no such directory`)
   if (!info.isDirectory()) throw new UsageError(`-C ${directory}: not a directory`)
-}
-
-/**
- * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
- * drops end within a minute instead of hanging the agent.
- */
-function sshArgs(): string[] {
-  return ["-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"]
 }
 
 export interface SshTarget {

@@ -80,9 +80,11 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
   // (the program, when clanka itself runs from /tmp) comes back read-only.
+  // Also when the workspace is under the same top directory: only the workspace itself is bound
+  // (after this, so it stays writable), not its siblings (an uploaded clanka in a cache beside it).
   for (const path of argv) {
     const top = underTmp(path)
-    if (top && top !== underTmp(workspace)) args.push("--ro-bind", top, top)
+    if (top && !args.includes(top)) args.push("--ro-bind", top, top)
   }
   args.push(bind, workspace, workspace)
   const index = searchIndexBind(argv, workspace)

@@ -42,6 +42,8 @@ export interface RemoteExecutorOptions {
   answerGraceMs?: number
   /** Sent with every capabilities request: the MCP servers the far side starts (at the handshake). */
   capabilitiesRequest?: CapabilitiesRequest
+  /** Liveness pings while a call waits (default: from CLANKA_PING_MS, see `pingTiming`). */
+  ping?: { intervalMs: number; timeoutMs: number }
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -52,6 +54,19 @@ const STDERR_LINES = 20
  * stopped answering (hung, or a link that drops packets without closing).
  */
 const ANSWER_GRACE_MS = 15_000
+/** A ping after 5 s of silence while a call waits; six unanswered (30 s) and the executor is gone. */
+const PING_INTERVAL_MS = 5_000
+const PINGS_BEFORE_LOST = 6
+
+/** The ping timing: CLANKA_PING_MS sets the interval (tests, slow links); the timeout is six of them. */
+export function pingTiming(env: Record<string, string | undefined> = process.env): { intervalMs: number; timeoutMs: number } {
+  const given = Number(env.CLANKA_PING_MS)
+  const intervalMs = env.CLANKA_PING_MS && Number.isFinite(given) && given > 0 ? given : PING_INTERVAL_MS
+  return { intervalMs, timeoutMs: intervalMs * PINGS_BEFORE_LOST }
+}
+
+/** ssh ran, but the host has no clanka where it was looked for (the remote command's exit 127). */
+export class RemoteClankaMissingError extends ExecutorLostError {}
 
 export class RemoteExecutor implements Executor {
   private readonly client: ProtocolClient
@@ -62,6 +77,8 @@ export class RemoteExecutor implements Executor {
   announced: Capabilities | undefined
   private connected = false
   private closing = false
+  /** It stopped answering pings: closing it need not wait for it to wind down by itself. */
+  private silent = false
 
   private constructor(
     private readonly options: RemoteExecutorOptions,
@@ -131,6 +148,15 @@ export class RemoteExecutor implements Executor {
     this.handshake = this.parseCapabilities(raw)
     this.announced = this.handshake
     this.connected = true
+    // Only once connected: ssh may still have been asking for a password before.
+    const timing = this.options.ping ?? pingTiming()
+    this.client.keepAlive({
+      ...timing,
+      onSilent: () => {
+        this.silent = true
+        return new ExecutorLostError(`${this.who} stopped answering: no reply to pings for ${seconds(timing.timeoutMs)}; check it and run again`)
+      },
+    })
   }
 
   private parseCapabilities(raw: unknown): Capabilities {
@@ -170,7 +196,7 @@ export class RemoteExecutor implements Executor {
           this.client.pauseUntil(new Promise<void>((resolve) => (release = resolve)))
         }
       } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
-      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, options)
+      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, output.host, options)
       else this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
       wake?.()
     }
@@ -244,10 +270,10 @@ export class RemoteExecutor implements Executor {
     if (!result.output.ok) throw new ScriptError(result.output.error)
   }
 
-  private answerSubagent(id: string | number, prompt: string, options: ExecuteOptions): void {
+  private answerSubagent(id: string | number, prompt: string, host: string | undefined, options: ExecuteOptions): void {
     let answer: Promise<string>
     try {
-      answer = options.onSubagent(prompt)
+      answer = host === undefined ? options.onSubagent(prompt) : options.onSubagent(prompt, { host })
     } catch (error) {
       answer = Promise.reject(error)
     }
@@ -301,7 +327,7 @@ export class RemoteExecutor implements Executor {
     this.closing = true
     this.client.fail(new ExecutorLostError(`${this.who} was closed`))
     this.child.stdin!.end()
-    if (await this.exitWithin(2000)) return
+    if (!this.silent && (await this.exitWithin(2000))) return
     this.child.kill("SIGTERM")
     if (await this.exitWithin(1000)) return
     this.child.kill("SIGKILL")
@@ -356,7 +382,7 @@ export class RemoteExecutor implements Executor {
         return new ExecutorLostError(`cannot connect to ${ssh.host} with ssh${detail}; check that \`ssh ${ssh.host}\` works`)
       }
       if (exit.code === 127) {
-        return new ExecutorLostError(
+        return new RemoteClankaMissingError(
           `\`${ssh.remoteBin}\` was not found on ${ssh.host}; install clanka there or pass --remote-bin PATH (or set CLANKA_REMOTE_BIN)`,
         )
       }

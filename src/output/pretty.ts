@@ -160,7 +160,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "SubagentStart":
         newline()
-        write(c.magenta(visible(`⤷ sub-agent ${event.id} (${event.provider}/${event.model}): ${firstLine(event.prompt)}`)) + "\n")
+        write(c.magenta(visible(`⤷ sub-agent ${event.id} (${event.provider}/${event.model}${event.host === undefined ? "" : ` on ${event.host}`}): ${firstLine(event.prompt)}`)) + "\n")
         return
       case "SubagentPart":
         part(event.part, `[${visible(event.id)}]`)

@@ -42,13 +42,27 @@ export interface RequestOptions {
   onSent?: (id: number) => void
 }
 
+export interface KeepAliveOptions {
+  /** A ping goes out after this long without a line from the executor while a call waits. */
+  intervalMs: number
+  /** This long without a line while a call waits (pings unanswered): the executor is gone. */
+  timeoutMs: number
+  /** The error every waiting call then rejects with. */
+  onSilent(): Error
+}
+
 export class ProtocolClient {
   private readonly writer: LineWriter
   private readonly pending = new Map<string, Pending>()
+  /** Keys of the pings in `pending`: they are not calls anyone waits on. */
+  private readonly pings = new Set<string>()
   private nextId = 1
   private failure: Error | undefined
   /** Lets the reader wait while a consumer is behind (see `pauseUntil`). */
   private gate: Promise<void> | undefined
+  /** When a line last arrived, or a call started waiting on a quiet executor. */
+  private heardAt = Date.now()
+  private keepAliveTimer: Timer | undefined
 
   constructor(
     input: AsyncIterable<Uint8Array | string>,
@@ -76,6 +90,8 @@ export class ProtocolClient {
       const limit = `${DEFAULT_MAX_LINE_BYTES / 1024 / 1024} MiB`
       return Promise.reject(new RpcResponseError(ErrorCode.invalidRequest, `the ${method} request is ${size}; the executor protocol takes at most ${limit} per message`))
     }
+    // The silence that counts starts when someone waits, not when the last call ended.
+    if (this.waiting === 0) this.heardAt = Date.now()
     return new Promise((resolve, reject) => {
       this.pending.set(idKey(id), { resolve, reject, onOutput: options.onOutput })
       this.writer.sendLine(line)
@@ -86,6 +102,41 @@ export class ProtocolClient {
   notify(method: string, params: unknown): void {
     if (this.failure) return
     this.writer.send({ jsonrpc: "2.0", method, params })
+  }
+
+  /** Calls that wait for an answer, pings aside. */
+  private get waiting(): number {
+    return this.pending.size - this.pings.size
+  }
+
+  /**
+   * Liveness: while a call waits, an executor quiet for `intervalMs` is pinged (it answers pings
+   * even while its scripts run); quiet for `timeoutMs` fails the client. An executor too old to
+   * know `ping` answers "unknown method", which is alive too.
+   */
+  keepAlive(options: KeepAliveOptions): void {
+    clearInterval(this.keepAliveTimer)
+    const check = () => {
+      if (this.failure) return clearInterval(this.keepAliveTimer)
+      // Reading held back by a slow consumer hears nothing; that is not the executor's silence.
+      if (this.waiting === 0 || this.gate) return void (this.heardAt = Date.now())
+      const now = Date.now()
+      const quietMs = now - this.heardAt
+      if (quietMs >= options.timeoutMs) return this.fail(options.onSilent())
+      if (quietMs >= options.intervalMs && now - lastPingAt >= options.intervalMs) {
+        lastPingAt = now
+        this.ping()
+      }
+    }
+    let lastPingAt = 0
+    // Checked more often than pinged, so the timeout is kept to within a fraction of a ping.
+    this.keepAliveTimer = setInterval(check, Math.max(10, Math.min(options.intervalMs, options.timeoutMs) / 4))
+    this.keepAliveTimer.unref?.()
+  }
+
+  private ping(): void {
+    // Any answer will do, an error too: an executor too old to know `ping` is alive.
+    void this.request("ping", undefined, { onSent: (id) => this.pings.add(idKey(id)) }).catch(() => {})
   }
 
   /** Holds reading back until `promise` settles: backpressure from a slow consumer. */
@@ -100,14 +151,17 @@ export class ProtocolClient {
     if (this.failure) return
     this.failure = error
     this.writer.close()
+    clearInterval(this.keepAliveTimer)
     for (const pending of this.pending.values()) pending.reject(error)
     this.pending.clear()
+    this.pings.clear()
   }
 
   private async read(input: AsyncIterable<Uint8Array | string>): Promise<void> {
     try {
       for await (const frame of readFrames(input, CLIENT_MAX_LINE_BYTES)) {
         if (this.failure) return
+        this.heardAt = Date.now()
         if ("tooLong" in frame) {
           return this.fail(await this.lost({ notProtocol: `a line longer than ${frame.limit} bytes` }))
         }
@@ -145,6 +199,7 @@ export class ProtocolClient {
     const pending = this.pending.get(key)
     if (!pending) return undefined
     this.pending.delete(key)
+    this.pings.delete(key)
     if ("error" in incoming) {
       const error = incoming.error as ErrorObject
       pending.reject(new RpcResponseError(error.code, error.message, error.data))

@@ -62,7 +62,8 @@ export type ExecuteResult = v.InferOutput<typeof ExecuteResultSchema>
 export const OutputSchema = v.variant("_tag", [
   v.looseObject({ _tag: v.literal("Text"), text: v.string() }),
   v.looseObject({ _tag: v.literal("TaskComplete"), summary: v.string() }),
-  v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string() }),
+  /** `host`: run the sub-agent's scripts on that host of the agent's run (delegate(task, {host})). */
+  v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string(), host: v.optional(v.string()) }),
   /** A script asks for an agent-side service (webSearch); answered with agentCallResult. */
   v.looseObject({ _tag: v.literal("AgentCall"), id: RequestIdSchema, service: v.string(), params: v.unknown() }),
 ])

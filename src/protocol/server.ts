@@ -129,11 +129,11 @@ export async function serveExecutor(
           flushText()
           notify({ _tag: "TaskComplete", summary })
         },
-        onSubagent(prompt) {
+        onSubagent(prompt, options) {
           if (controller.signal.aborted) return Promise.reject(new CancelledError())
           const subId = nextSubagentId++
           flushText()
-          notify({ _tag: "Subagent", id: subId, prompt })
+          notify({ _tag: "Subagent", id: subId, prompt, ...(options?.host === undefined ? {} : { host: options.host }) })
           return new Promise<string>((resolve, reject) => {
             subagents.set(idKey(subId), { executeKey: key, resolve: (value) => resolve(value as string), reject })
           })
@@ -232,6 +232,8 @@ export async function serveExecutor(
     executeUnsafe: (id, raw) => runExecuteUnsafe(id, raw),
     subagentOutput: (_id, raw) => subagentOutput(raw),
     agentCallResult: (_id, raw) => agentCallResult(raw),
+    // Liveness: answered at once, also while scripts run (they run in workers, not on this loop).
+    ping: () => null,
   }
 
   /** JSON-RPC never answers a notification: what is wrong with one goes to the log. */

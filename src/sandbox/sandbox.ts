@@ -8,7 +8,7 @@ export interface RunOptions {
   signal?: AbortSignal
   onOutput(text: string): void
   /** Runs a tool on this thread; rejects with the message the script sees. */
-  onCall(tool: string, params: unknown): Promise<unknown>
+  onCall(tool: string, params: unknown, second?: unknown): Promise<unknown>
 }
 
 /** A running script: its outcome, and the way to say its output was taken (flow control). */
@@ -148,7 +148,7 @@ export class Sandbox {
             options.onOutput(message.text)
             break
           case "call":
-            this.answer(worker, runId, message.callId, message.tool, message.params, options, () => settled)
+            this.answer(worker, runId, message, options, () => settled)
             break
           case "done":
             finish({ ok: true }, true, message.sent)
@@ -192,9 +192,7 @@ export class Sandbox {
   private answer(
     worker: Worker,
     runId: number,
-    callId: number,
-    tool: string,
-    params: string | undefined,
+    { callId, tool, params, second }: Extract<ToMain, { type: "call" }>,
     options: RunOptions,
     isSettled: () => boolean,
   ): void {
@@ -203,7 +201,8 @@ export class Sandbox {
     }
     // The worker made `params` with JSON.stringify.
     const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
-    options.onCall(tool, parsed).then(
+    const call = second === undefined ? options.onCall(tool, parsed) : options.onCall(tool, parsed, JSON.parse(second))
+    call.then(
       (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
       (error) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) }),
     )

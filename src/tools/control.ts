@@ -1,4 +1,5 @@
 import * as v from "valibot"
+import { type SubagentOptions, SubagentOptionsSchema } from "../contract.ts"
 import { defineTool } from "./tool.ts"
 
 /** The longest timer (2^31 - 1 ms, about 24.8 days): a longer one would fire after 1 ms. */
@@ -21,7 +22,17 @@ export const controlTools = [
     params: v.string(),
     paramName: "task",
     result: v.string(),
-    run: async (task, ctx) => ctx.onSubagent(task),
+    // Declared by the agent when the run has several hosts (see hostTools).
+    second: { name: "options", schema: v.optional(SubagentOptionsSchema) },
+    run: async (task, ctx, options?: SubagentOptions) => ctx.onSubagent(task, options),
+  }),
+  defineTool({
+    name: "hosts",
+    description: "The hosts of this run (several --ssh): each one's name and directory, and whether this script runs there.",
+    params: v.void(),
+    result: v.array(v.object({ name: v.string(), directory: v.string(), current: v.boolean() })),
+    hidden: true,
+    run: async (_, ctx) => ctx.agentCall("hosts", {}) as Promise<{ name: string; directory: string; current: boolean }[]>,
   }),
   defineTool({
     name: "sleep",

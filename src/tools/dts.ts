@@ -4,15 +4,19 @@ import { isOptionalSchema } from "../schema/node.ts"
 import { commentText, renderType } from "../schema/to-typescript.ts"
 
 /** `/** description *\/ declare function name(param: T): Promise<R>` for one tool. */
-export function renderToolDeclaration(tool: Tool): string {
+export function renderToolDeclaration(tool: Tool, options: { second?: boolean } = {}): string {
   const resultType = renderType(tool.result)
   const takesNothing = tool.params.type === "void" || tool.params.type === "undefined"
-  const param = tool.argNames
-    ? spreadParams(tool)
+  const params = tool.argNames
+    ? [spreadParams(tool)]
     : takesNothing
-      ? ""
-      : `${tool.paramName ?? "options"}${isOptionalSchema(tool.params) ? "?" : ""}: ${renderType(tool.params)}`
-  return `/** ${commentText(tool.description)} */\ndeclare function ${tool.name}(${param}): Promise<${resultType}>`
+      ? []
+      : [`${tool.paramName ?? "options"}${isOptionalSchema(tool.params) ? "?" : ""}: ${renderType(tool.params)}`]
+  // A second parameter is declared only where it applies (delegate's host: several hosts).
+  if (options.second && tool.second) {
+    params.push(`${tool.second.name}${isOptionalSchema(tool.second.schema) ? "?" : ""}: ${renderType(tool.second.schema)}`)
+  }
+  return `/** ${commentText(tool.description)} */\ndeclare function ${tool.name}(${params.join(", ")}): Promise<${resultType}>`
 }
 
 /** `query: string, options?: {…}` for a tool whose params are a tuple of its arguments. */
@@ -21,8 +25,9 @@ function spreadParams(tool: Tool): string {
   return tool.argNames!.map((name, i) => `${name}${isOptionalSchema(items[i]!) ? "?" : ""}: ${renderType(items[i]!)}`).join(", ")
 }
 
+/** The declarations the model sees; hidden tools are declared by the agent when they apply. */
 export function renderToolsDts(tools: readonly Tool[]): string {
-  return tools.map(renderToolDeclaration).join("\n") + "\n" + FETCH_DECLARATION
+  return tools.filter((tool) => !tool.hidden).map((tool) => renderToolDeclaration(tool)).join("\n") + "\n" + FETCH_DECLARATION
 }
 
 const FETCH_DECLARATION =

@@ -1,5 +1,5 @@
 import type * as v from "valibot"
-import type { SandboxPolicy } from "../contract.ts"
+import type { SandboxPolicy, SubagentOptions } from "../contract.ts"
 import type { TodoStore } from "./todos.ts"
 import type { ProcessRegistry } from "./processes.ts"
 
@@ -12,7 +12,7 @@ export interface ToolContext {
   /** Aborted when the script is cancelled or times out. */
   signal: AbortSignal
   onTaskComplete(summary: string): void
-  onSubagent(prompt: string): Promise<string>
+  onSubagent(prompt: string, options?: SubagentOptions): Promise<string>
   /** Asks the agent's side for a service that needs its keys or network (webSearch). */
   agentCall(service: string, params: unknown): Promise<unknown>
   /** Per-executor todo list. */
@@ -36,7 +36,11 @@ export interface Tool<P = any, R = any> {
   argNames?: readonly string[]
   /** Shape of the result, rendered as the declaration's return type. */
   result: v.GenericSchema<unknown, R>
-  run(params: P, ctx: ToolContext): Promise<R>
+  /** A second, optional parameter (`delegate(task, { host })`). */
+  second?: { name: string; schema: v.GenericSchema }
+  /** Left out of the declarations the model sees (the agent declares it when it applies). */
+  hidden?: boolean
+  run(params: P, ctx: ToolContext, second?: any): Promise<R>
 }
 
 /** Identity helper that keeps the parameter and result types tied to the schemas. */
@@ -47,7 +51,9 @@ export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchem
   paramName?: string
   argNames?: readonly string[]
   result: RS
-  run(params: v.InferOutput<PS>, ctx: ToolContext): Promise<v.InferOutput<RS>>
+  second?: { name: string; schema: v.GenericSchema }
+  hidden?: boolean
+  run(params: v.InferOutput<PS>, ctx: ToolContext, second?: any): Promise<v.InferOutput<RS>>
 }): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {
   return tool as unknown as Tool<v.InferOutput<PS>, v.InferOutput<RS>>
 }

@@ -30,6 +30,7 @@ test("the top-level help lists --version, the environment variables and the exit
     "CLANKA_MODEL",
     "EXA_API_KEY",
     "CLANKA_REMOTE_BIN",
+    "CLANKA_PING_MS",
     "CLANKA_SCRIPT_MEMORY_MB",
     "CLANKA_SEARCH_ENGINE",
     "NO_COLOR",

@@ -78,7 +78,7 @@ test("unknown method: -32601", async () => {
     id: 9,
     error: {
       code: -32601,
-      message: 'unknown method "runEverything"; methods: capabilities, execute, executeUnsafe, subagentOutput, agentCallResult, $/cancel',
+      message: 'unknown method "runEverything"; methods: capabilities, execute, executeUnsafe, subagentOutput, agentCallResult, ping, $/cancel',
     },
   })
   await stillServing()

@@ -20,7 +20,7 @@ afterAll(() => {
 
 const session = sessionPerTest(() => dir)
 
-const text = (id: number, value: string) => ({
+const text = (id: number | string, value: string) => ({
   jsonrpc: "2.0",
   method: "execute/output",
   params: { id, output: { _tag: "Text", text: value } },
@@ -129,6 +129,20 @@ test("a script past its timeoutMs answers ok:false and the executor goes on", as
   expect(messages.at(-1)).toEqual({ jsonrpc: "2.0", id: 7, result: { ok: false, error: "script timed out after 0.3 s and was stopped" } })
   session().send({ jsonrpc: "2.0", id: 8, method: "execute", params: { script: "console.log(6 * 7)" } })
   expect(await session().until(8)).toEqual([text(8, "42\n"), { jsonrpc: "2.0", id: 8, result: { ok: true } }])
+})
+
+test("ping is answered at once while scripts spin and wait on a command", async () => {
+  session().send({ jsonrpc: "2.0", id: "spin", method: "execute", params: { script: 'console.log("spinning"); while (true) {}', timeoutMs: 3000 } })
+  expect(await session().next()).toEqual(text("spin", "spinning\n"))
+  session().send({ jsonrpc: "2.0", id: "wait", method: "execute", params: { script: 'console.log("waiting"); await bash({ command: "sleep 3" })', timeoutMs: 5000 } })
+  expect(await session().next()).toEqual(text("wait", "waiting\n"))
+  const started = Date.now()
+  expect(await session().call(9, "ping")).toEqual({ jsonrpc: "2.0", id: 9, result: null })
+  expect(Date.now() - started).toBeLessThan(500)
+  session().send({ jsonrpc: "2.0", method: "$/cancel", params: { id: "spin" } })
+  session().send({ jsonrpc: "2.0", method: "$/cancel", params: { id: "wait" } })
+  const ends = [await session().next(), await session().next()].map((message) => message.id).sort()
+  expect(ends).toEqual(["spin", "wait"])
 })
 
 test("100 kB printed in many lines arrives whole, in few notifications", async () => {

@@ -26,6 +26,13 @@ export interface Sshd {
   env: Record<string, string>
   /** argv prefix that runs ssh with the generated config (for the test's own ssh calls). */
   ssh: string[]
+  /**
+   * The far side's XDG_CACHE_HOME (sshd sets it for every session), so that uploads of clanka go
+   * here and never into the real home's ~/.cache.
+   */
+  remoteCache: string
+  /** Comes first on the far side's PATH (empty: a test may put commands there, e.g. a fake uname). */
+  remotePath: string
   stop(): Promise<void>
 }
 
@@ -52,6 +59,9 @@ export async function startSshd(): Promise<Sshd> {
   // sshd refuses to start without its privilege separation directory.
   if (process.getuid?.() === 0) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 })
 
+  const remoteCache = join(dir, "remote-cache")
+  const remotePath = join(dir, "remote-path")
+  mkdirSync(remotePath)
   // os.userInfo() can answer "unknown" in some containers; id(1) asks the passwd database.
   const user = spawnSync("id", ["-un"], { encoding: "utf8" }).stdout.trim()
   const alias = "clanka-test-host"
@@ -75,6 +85,7 @@ export async function startSshd(): Promise<Sshd> {
         `AllowUsers ${user}`,
         "PrintMotd no",
         "LogLevel ERROR",
+        `SetEnv XDG_CACHE_HOME=${remoteCache} PATH=${remotePath}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
         "",
       ].join("\n"),
     )
@@ -116,6 +127,8 @@ export async function startSshd(): Promise<Sshd> {
         dir,
         env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` },
         ssh: ["/usr/bin/ssh", "-F", join(dir, "ssh_config")],
+        remoteCache,
+        remotePath,
         stop: async () => {
           server.kill("SIGTERM")
           await new Promise((done) => (server.exitCode !== null ? done(null) : server.once("exit", done)))

@@ -1,0 +1,51 @@
+/**
+ * `--ssh [USER@]HOST[:DIR]`: clanka's executor on another machine through the system ssh (so
+ * ~/.ssh/config, ProxyJump and agents apply). A host without clanka gets this binary copied to
+ * its cache first (upload.ts), unless --no-upload.
+ */
+import type { Executor } from "../contract.ts"
+import type { ConnectOptions, SshTarget } from "./connect.ts"
+import { noSearch, shellQuote } from "./connect.ts"
+import { sandboxFlags } from "./os-sandbox.ts"
+import { RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
+import { binaryFor, compiledSelf, ownTarget } from "./self-binary.ts"
+import { launchCommand, uploadSelf } from "./upload.ts"
+
+/**
+ * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
+ * drops end within a minute instead of hanging the agent.
+ */
+export function sshArgs(): string[] {
+  return ["-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"]
+}
+
+export async function connectSsh(target: SshTarget, options: ConnectOptions): Promise<Executor> {
+  const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
+  const directory = target.directory ?? options.directory
+  const request = options.sandbox ?? "auto"
+  const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] }), ...noSearch(options)]
+  const args = ["executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)]
+  const ssh = ["ssh", ...sshArgs(), "--", target.host]
+  const start = (command: string) =>
+    RemoteExecutor.start({ argv: [...ssh, command], label: target.host, ssh: { host: target.host, remoteBin }, capabilitiesRequest: options.mcp })
+  const plain = [shellQuote(remoteBin), ...args].join(" ")
+  const self = options.upload === false ? undefined : compiledSelf()
+  let remote: RemoteExecutor
+  if (!self) remote = await start(plain)
+  else {
+    // The host's clanka, else the copy in its cache: later runs are one ssh call, as without it.
+    const own = await binaryFor(self, ownTarget())
+    const launch = (cacheName: string) => launchCommand(shellQuote(remoteBin), args, cacheName)
+    try {
+      remote = await start(own ? launch(own.cacheName) : plain)
+    } catch (error) {
+      if (!(error instanceof RemoteClankaMissingError)) throw error
+      const cacheName = await uploadSelf({ host: target.host, remoteBin, self, ssh, progress: options.progress ?? process.stderr })
+      remote = await start(launch(cacheName))
+    }
+  }
+  if (request === "auto" && remote.announced?.sandbox.mode === "off") {
+    options.onWarning?.(`the executor on ${target.host} runs without the OS sandbox (bubblewrap is not available there); install bubblewrap there, or pass --sandbox off to say this is intended`)
+  }
+  return remote
+}
