@@ -59,7 +59,11 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 const readme = ["exec", "--ssh", "", "-e", 'console.log(await readFile({ path: "README.md" }))']
 const exec = () => readme.map((word) => word || host.target)
 const cached = () => join(host.remoteCache, "clanka/bin", `${VERSION}-${sha.slice(0, 16)}`, "clanka")
-const remoteCacheFiles = () => (existsSync(host.remoteCache) ? readdirSync(host.remoteCache, { recursive: true }).map(String).sort() : [])
+// The far side's search index lives in the same cache; only the copies of clanka count here.
+const remoteCacheFiles = () =>
+  existsSync(host.remoteCache)
+    ? readdirSync(host.remoteCache, { recursive: true }).map(String).filter((path) => !path.startsWith("clanka/search")).sort()
+    : []
 const fake = (name: string, script: string) => {
   writeFileSync(join(host.remotePath, name), `#!/bin/sh\n${script}\n`)
   chmodSync(join(host.remotePath, name), 0o755)
