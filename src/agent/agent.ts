@@ -9,6 +9,7 @@ import { OutputLock } from "./output-lock.ts"
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
 import { UsageTotals } from "./usage.ts"
+import type { SessionSink } from "../session/recorder.ts"
 
 export interface AgentOptions {
   executor: Executor
@@ -30,6 +31,12 @@ export interface AgentOptions {
   maxNudges?: number
   /** Cap of the script output sent back to the model (default 64 KiB). */
   outputLimitBytes?: number
+  /** Saves the history and the events as they happen; its id is the session id. */
+  session?: SessionSink
+  /** The history to go on from (a resumed or forked session). */
+  history?: Message[]
+  /** The session this agent's history came from: AgentStart's `resumedFrom` (default null). */
+  resumedFrom?: string | null
 }
 
 export interface SendOptions {
@@ -54,8 +61,9 @@ function shortId(): string {
 }
 
 export function createAgent(options: AgentOptions): Agent {
-  const sessionId = crypto.randomUUID()
-  const history: Message[] = []
+  const session = options.session
+  const sessionId = session?.id ?? crypto.randomUUID()
+  const history: Message[] = options.history ? [...options.history] : []
   const steering: string[] = []
   let capabilities: Promise<Capabilities> | undefined
   let running = false
@@ -70,7 +78,10 @@ export function createAgent(options: AgentOptions): Agent {
     else outer?.addEventListener("abort", onAbort, { once: true })
 
     const queue = new AsyncQueue<AgentEvent>()
-    const lock = new OutputLock((event) => queue.push(event))
+    const lock = new OutputLock((event) => {
+      session?.event(event)
+      queue.push(event)
+    })
     const id = shortId()
     const started = performance.now()
     const usage = new UsageTotals(options.model)
@@ -97,6 +108,7 @@ export function createAgent(options: AgentOptions): Agent {
           provider: options.model.provider,
           model: options.model.id,
           sessionId,
+          resumedFrom: options.resumedFrom ?? null,
           directory: caps.directory,
           tools: toolNames,
           sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
@@ -123,6 +135,7 @@ export function createAgent(options: AgentOptions): Agent {
           subagents,
         }
         history.push({ role: "user", content: prompt })
+        session?.message({ role: "user", content: prompt })
         const result = await runLoop(shared, {
           id,
           model: options.model,
@@ -141,6 +154,7 @@ export function createAgent(options: AgentOptions): Agent {
           usage,
           emit: (part) => lock.emit(id, part),
           steering,
+          ...(session ? { session } : {}),
         })
         await stopSubagents()
         lock.emit(id, {

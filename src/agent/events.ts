@@ -50,6 +50,11 @@ export type AgentEvent =
       provider: string
       model: string
       sessionId: string
+      /**
+       * The saved session this run goes on from (--resume, --continue, --fork), or null. The agent
+       * always sets it; optional only so that hand-made events (tests, library users) stay valid.
+       */
+      resumedFrom?: string | null
       directory: string
       tools: string[]
       /** The sandbox the executor runs scripts in (`off`: none). */

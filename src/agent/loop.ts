@@ -11,6 +11,7 @@ import { asModelError, backoffMs, type RetryPolicy } from "./retry.ts"
 import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
+import type { SessionSink } from "../session/recorder.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -43,6 +44,8 @@ interface LoopRun {
   emit(part: ContentPart): void
   /** Steering messages typed while the agent works (top-level agent only). */
   steering?: string[]
+  /** The session that saves this history (top-level agent only). */
+  session?: Pick<SessionSink, "message" | "output">
 }
 
 interface LoopResult {
@@ -67,7 +70,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
   let schemaFailures = 0
   while (true) {
     if (run.steering?.length) {
-      for (const line of run.steering.splice(0)) run.messages.push({ role: "user", content: line })
+      for (const line of run.steering.splice(0)) addMessage(run, { role: "user", content: line })
     }
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
       throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
@@ -76,7 +79,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     turns++
     run.usage.add(turn.usage)
     run.emit({ _tag: "Usage", ...run.usage.snapshot(), durationMs: Math.round(turn.durationMs) })
-    if (turn.content.length) run.messages.push({ role: "assistant", content: turn.content })
+    if (turn.content.length) addMessage(run, { role: "assistant", content: turn.content })
     if (turn.stop === "steered") continue
 
     if (turn.toolCalls.length === 0) {
@@ -87,7 +90,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
       if (run.conversation) return { summary: text, turns }
       if (nudges < shared.maxNudges) {
         nudges++
-        run.messages.push({ role: "user", content: NUDGE })
+        addMessage(run, { role: "user", content: NUDGE })
         continue
       }
       if (run.jsonSchema !== undefined) throw new RunError("the model stopped without a result for --json-schema")
@@ -155,7 +158,13 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
  */
 function answer(run: LoopRun, call: ToolCall, content: string): void {
   if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content })
-  run.messages.push({ role: "tool", toolCallId: call.id, content })
+  addMessage(run, { role: "tool", toolCallId: call.id, content })
+}
+
+/** Every history item goes through here, so a session saves it as it is added. */
+function addMessage(run: LoopRun, message: Message): void {
+  run.messages.push(message)
+  run.session?.message(message)
 }
 
 function checkStructured(schema: unknown, text: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
@@ -268,6 +277,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       onSubagent: (prompt) => runSubagent(shared, run, prompt),
     })) {
       cap.push(text)
+      run.session?.output(call.id, text)
     }
   } catch (error) {
     if (error instanceof CancelledError || run.signal.aborted)

@@ -12,6 +12,7 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   tool: () => import("./tool.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
   executor: () => import("./executor.ts").then((m) => m.default),
+  sessions: () => import("./sessions.ts").then((m) => m.default),
   help: () => import("./help.ts").then((m) => m.default),
 }
 

@@ -11,6 +11,7 @@ import type { Model } from "../providers/model.ts"
 import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
+import { openSession, sessionArgs, sessionSource, type SessionFlags } from "./session-flags.ts"
 
 export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
@@ -25,6 +26,7 @@ export default defineCommand({
     "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
     "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
+    ...sessionArgs,
   },
   async run({ args }): Promise<number> {
     const format = outputFormat(args.output, args.json)
@@ -41,7 +43,7 @@ function defaultModel(env: Record<string, string | undefined>): string | undefin
   return undefined
 }
 
-interface RunArgs {
+interface RunArgs extends SessionFlags {
   prompt?: string
   model?: string
   "subagent-model"?: string
@@ -59,6 +61,8 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   // Flags first: a bad value is refused whatever the environment holds.
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
+  // A resumed session brings its model and executor unless the flags name others.
+  const source = sessionSource(args)
   const { resolveModel } = await import("../providers/resolve.ts")
   const spec = args.model || process.env.CLANKA_MODEL || defaultModel(process.env)
   if (!spec) {
@@ -74,9 +78,14 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
   const executor = await openExecutor(args)
+  let session: Awaited<ReturnType<typeof openSession>> | undefined
   const interrupt = catchInterrupts()
   try {
+    session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
     const agent = createAgent({
+      ...(session.recorder ? { session: session.recorder } : {}),
+      ...(session.history ? { history: session.history } : {}),
+      resumedFrom: session.resumedFrom,
       executor,
       model,
       subagentModel,
@@ -93,6 +102,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
     await executor.close()
+    session?.recorder?.close()
     interrupt.dispose()
   }
 }

@@ -1,0 +1,172 @@
+/**
+ * Where sessions live and how they are found: one `<id>.jsonl` per session in
+ * `$CLANKA_HOME/sessions`, else `$XDG_STATE_HOME/clanka/sessions`, else
+ * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
+ * stays fast with many long sessions.
+ */
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs"
+import { homedir, hostname } from "node:os"
+import { join } from "node:path"
+import { UsageError } from "../errors.ts"
+import { parseLine, parseTranscript, type SessionHeader, type SessionTotals } from "./transcript.ts"
+
+export type Env = Record<string, string | undefined>
+
+export function sessionsDirectory(env: Env = process.env): string {
+  if (env.CLANKA_HOME) return join(env.CLANKA_HOME, "sessions")
+  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state")
+  return join(state, "clanka", "sessions")
+}
+
+export function sessionsDisabled(env: Env = process.env): boolean {
+  const value = env.CLANKA_NO_SESSION
+  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false"
+}
+
+export type SessionStatus = "finished" | "failed" | "interrupted" | "running"
+
+export interface SessionSummary extends SessionTotals {
+  id: string
+  path: string
+  header: SessionHeader
+  status: SessionStatus
+}
+
+const HEAD_BYTES = 16 * 1024
+const TAIL_BYTES = 64 * 1024
+
+function readRange(fd: number, position: number, length: number): string {
+  const buffer = Buffer.allocUnsafe(length)
+  const read = readSync(fd, buffer, 0, length, position)
+  return buffer.toString("utf8", 0, read)
+}
+
+/** Whether the process that holds a session open is alive (on this machine). */
+function alive(pid: number, host: string): boolean {
+  if (host !== hostName()) return false
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
+  }
+  // A killed process can linger as a zombie until it is reaped: that is a dead one.
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
+  } catch {
+    return process.platform !== "linux"
+  }
+}
+
+let cachedHost: string | undefined
+export function hostName(): string {
+  return (cachedHost ??= hostname())
+}
+
+/**
+ * The summary of one transcript: its header, its totals and its status. Status rules: `running`
+ * while the process that last opened it is alive; otherwise the end of its last run —
+ * AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another AgentError
+ * `failed`, no end at all (killed, crashed) `interrupted`.
+ */
+export function summarize(path: string): SessionSummary | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, "r")
+  } catch {
+    return undefined
+  }
+  try {
+    const size = fstatSync(fd).size
+    const head = readRange(fd, 0, Math.min(size, HEAD_BYTES))
+    const newline = head.indexOf("\n")
+    const header = newline === -1 ? undefined : parseLine(head.slice(0, newline))
+    if (!header || header.type !== "header") return undefined
+    let facts = tailFacts(size <= TAIL_BYTES ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - TAIL_BYTES, TAIL_BYTES)))
+    // A tail of one long line (a huge script output) may hold none of the facts: read it all.
+    if (size > TAIL_BYTES && (!facts.totals || !facts.open)) facts = tailFacts(readRange(fd, 0, size))
+    const status: SessionStatus =
+      facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
+    return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals?.costUsd ?? 0 }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function dropFirstLine(text: string): string {
+  return text.slice(text.indexOf("\n") + 1)
+}
+
+interface TailFacts {
+  totals?: SessionTotals
+  open?: { pid: number; host: string }
+  end?: SessionStatus
+}
+
+function tailFacts(text: string): TailFacts {
+  const facts: TailFacts = {}
+  const lines = parseTranscript(text)
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!
+    if (line.type === "totals" && !facts.totals) facts.totals = { turns: line.turns, costUsd: line.costUsd }
+    else if (line.type === "open" && !facts.open) facts.open = line
+    else if (line.type === "event" && facts.end === undefined) {
+      const event = line.event
+      if (event._tag === "AgentFinished") facts.end = "finished"
+      else if (event._tag === "AgentError") facts.end = event.exitCode === 130 ? "interrupted" : "failed"
+      // A run that started after the last end and never ended was cut off.
+      else if (event._tag === "AgentStart") facts.end = "interrupted"
+    }
+    if (facts.totals && facts.open && facts.end) break
+  }
+  return facts
+}
+
+/** Every session, newest first. */
+export function listSessions(env: Env = process.env): SessionSummary[] {
+  const directory = sessionsDirectory(env)
+  let names: string[]
+  try {
+    names = readdirSync(directory)
+  } catch {
+    return []
+  }
+  const sessions: SessionSummary[] = []
+  for (const name of names) {
+    if (!name.endsWith(".jsonl")) continue
+    const summary = summarize(join(directory, name))
+    if (summary) sessions.push(summary)
+  }
+  return sessions.sort((a, b) => (a.header.started < b.header.started ? 1 : a.header.started > b.header.started ? -1 : 0))
+}
+
+/** The session whose id is `id` or starts with it; one clear error when none or several match. */
+export function findSession(id: string, env: Env = process.env): SessionSummary {
+  const wanted = id.trim().toLowerCase()
+  if (!/^[0-9a-f-]+$/.test(wanted)) throw new UsageError(`"${id}" is not a session id (see clanka sessions)`)
+  const directory = sessionsDirectory(env)
+  let names: string[]
+  try {
+    names = readdirSync(directory)
+  } catch {
+    names = []
+  }
+  const matches = names.filter((name) => name.endsWith(".jsonl") && name.startsWith(wanted))
+  if (matches.length === 0) throw new UsageError(`no session ${id} in ${directory} (see clanka sessions --all)`)
+  if (matches.length > 1) {
+    const ids = matches.slice(0, 5).map((name) => name.slice(0, -".jsonl".length))
+    throw new UsageError(`session id ${id} is ambiguous: it starts ${matches.length} sessions (${ids.join(", ")}${matches.length > 5 ? ", …" : ""}); give more of it`)
+  }
+  const summary = summarize(join(directory, matches[0]!))
+  if (!summary) throw new UsageError(`session ${id} is unreadable: ${join(directory, matches[0]!)} has no header line`)
+  return summary
+}
+
+/** Two places are the same when the same kind of executor reaches the same directory/target. */
+export function samePlace(header: SessionHeader, place: { executor: SessionHeader["executor"]; directory?: string }): boolean {
+  const a = header.executor
+  const b = place.executor
+  if (a.kind !== b.kind) return false
+  if (a.kind === "ssh" && b.kind === "ssh") return a.target === b.target
+  if (a.kind === "command" && b.kind === "command") return a.command === b.command
+  return header.directory === place.directory
+}
