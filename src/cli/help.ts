@@ -29,6 +29,18 @@ SANDBOX (run, exec, tool; --sandbox MODE)
   HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach
   them. webSearch runs on the agent's side with EXA_API_KEY.
 
+SESSIONS (run)
+
+  Every run is saved as it happens (one JSONL file per session, directory 0700, files 0600, no
+  keys) in $CLANKA_HOME/sessions, else $XDG_STATE_HOME/clanka/sessions, else
+  ~/.local/state/clanka/sessions.
+  --continue         go on from the newest session of this directory (or --ssh/--executor target)
+  --resume ID        go on from session ID (a unique prefix is enough), same id
+  --fork ID          a new session starting from a copy of session ID
+  --no-session       keep the run in memory only (also CLANKA_NO_SESSION=1)
+  clanka sessions [--json] [--all]        list sessions (this directory's, or all)
+  clanka sessions show ID [--json|-o F]   replay a session's events
+
 ENVIRONMENT
 
   ANTHROPIC_API_KEY          key of the anthropic/… models
@@ -42,6 +54,9 @@ ENVIRONMENT
   CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
+  CLANKA_HOME                where sessions are saved ($CLANKA_HOME/sessions)
+  XDG_STATE_HOME             sessions in $XDG_STATE_HOME/clanka/sessions (default ~/.local/state)
+  CLANKA_NO_SESSION=1        do not save runs
   NO_COLOR                   no colours
   CLANKA_DEBUG=1             add the stack trace to an error
 
