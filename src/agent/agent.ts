@@ -9,6 +9,7 @@ import { OutputLock } from "./output-lock.ts"
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
 import { UsageTotals } from "./usage.ts"
+import { Budget } from "./budget.ts"
 import type { SessionSink } from "../session/recorder.ts"
 
 export interface AgentOptions {
@@ -37,6 +38,8 @@ export interface AgentOptions {
   history?: Message[]
   /** The session this agent's history came from: AgentStart's `resumedFrom` (default null). */
   resumedFrom?: string | null
+  /** Stop after the script in flight once the run (sub-agents included) has cost this much. */
+  maxBudgetUsd?: number
 }
 
 export interface SendOptions {
@@ -84,7 +87,8 @@ export function createAgent(options: AgentOptions): Agent {
     })
     const id = shortId()
     const started = performance.now()
-    const usage = new UsageTotals(options.model)
+    const budget = options.maxBudgetUsd === undefined ? undefined : new Budget(options.maxBudgetUsd)
+    const usage = new UsageTotals(options.model, budget)
 
     const subagents = new Set<Promise<unknown>>()
     /**
@@ -133,6 +137,7 @@ export function createAgent(options: AgentOptions): Agent {
           lock,
           nextSubagentId: (parent) => `${parent}.${++counter}`,
           subagents,
+          ...(budget ? { budget } : {}),
         }
         history.push({ role: "user", content: prompt })
         session?.message({ role: "user", content: prompt })

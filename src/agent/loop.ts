@@ -12,6 +12,7 @@ import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./
 import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { SessionSink } from "../session/recorder.ts"
+import type { Budget } from "./budget.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -30,6 +31,8 @@ export interface LoopShared {
   nextSubagentId(parent: string): string
   /** Sub-agents still running: the run's last event waits for them to report their end. */
   subagents: Set<Promise<unknown>>
+  /** --max-budget-usd: checked before each model turn and after each script. */
+  budget?: Budget
 }
 
 interface LoopRun {
@@ -72,6 +75,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     if (run.steering?.length) {
       for (const line of run.steering.splice(0)) addMessage(run, { role: "user", content: line })
     }
+    checkBudget(shared)
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
       throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
     }
@@ -133,6 +137,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         answer(run, call, content)
         // taskComplete ends the run after the current script: later scripts do not run.
         if (completed !== undefined) break
+        checkBudget(shared)
         if (rejected && ++schemaFailures >= MAX_SCHEMA_TRIES) {
           throw new RunError(`the result did not match --json-schema after ${MAX_SCHEMA_TRIES} tries: ${rejected.join("; ")}`)
         }
@@ -149,6 +154,14 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
       if (structured) run.emit({ _tag: "StructuredOutput", value: structured.value })
       return { summary: completed, turns }
     }
+  }
+}
+
+function checkBudget(shared: LoopShared): void {
+  try {
+    shared.budget?.check()
+  } catch (error) {
+    throw new RunError((error as Error).message)
   }
 }
 
@@ -327,7 +340,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string)
   const id = shared.nextSubagentId(parent.id)
   const model = shared.subagentModel
   shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id })
-  const usage = new UsageTotals(model)
+  const usage = new UsageTotals(model, shared.budget)
   try {
     const result = await runLoop(shared, {
       id,

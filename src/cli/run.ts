@@ -8,6 +8,7 @@ import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
+import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
@@ -27,6 +28,7 @@ export default defineCommand({
     "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
     ...sessionArgs,
+    "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
   },
   async run({ args }): Promise<number> {
     const format = outputFormat(args.output, args.json)
@@ -55,6 +57,7 @@ interface RunArgs extends SessionFlags {
   "max-turns"?: string
   "turn-timeout"?: string
   system?: string
+  "max-budget-usd"?: string
 }
 
 async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
@@ -72,6 +75,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   }
   const model = resolveModel(spec)
   const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
+  const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
 
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
@@ -94,6 +98,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
       ...(maxTurns === undefined ? {} : { maxTurns }),
       ...(turnTimeoutMs === undefined ? {} : { turnTimeoutMs }),
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
+      ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
@@ -225,4 +230,19 @@ function positiveWholeNumber(flag: string, value: string | undefined): number | 
   const n = Number(value)
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${value}"`)
   return n
+}
+
+/** A budget that cannot be enforced (a model without a price) is refused, not ignored. */
+function budgetFlag(value: string | undefined, models: Model[]): number | undefined {
+  if (value === undefined) return undefined
+  const usd = Number(value)
+  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`--max-budget-usd takes a positive amount in US dollars, got "${value}"`)
+  for (const model of models) {
+    if (modelInfo(model.provider, model.id) === null) {
+      throw new UsageError(
+        `--max-budget-usd cannot be enforced: ${model.provider}/${model.id} has no price in clanka's table (its cost is unknown); drop the flag or choose a priced model`,
+      )
+    }
+  }
+  return usd
 }
