@@ -4,7 +4,8 @@ import type { Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { AgentEvent } from "./events.ts"
-import { runLoop, type LoopShared } from "./loop.ts"
+import { compactRun, runLoop, type LoopShared } from "./loop.ts"
+import { defaultCompactAt } from "./compaction.ts"
 import { OutputLock } from "./output-lock.ts"
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
@@ -40,6 +41,8 @@ export interface AgentOptions {
   resumedFrom?: string | null
   /** Stop after the script in flight once the run (sub-agents included) has cost this much. */
   maxBudgetUsd?: number
+  /** Compact the history before a request estimated above this many tokens (default 80 % of the window). */
+  compactAt?: number
 }
 
 export interface SendOptions {
@@ -55,6 +58,11 @@ export interface Agent {
   send(prompt: string, options?: SendOptions): AsyncIterable<AgentEvent>
   /** Queues a message for the running agent: it cuts the stream at the next block end. */
   steer(message: string): void
+  /**
+   * Summarises the older history now (/compact): yields a Compaction event, or nothing when the
+   * history is too short to compact; rejects when the summary request fails.
+   */
+  compact(options?: SendOptions): AsyncIterable<AgentEvent>
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 300_000
@@ -70,6 +78,17 @@ export function createAgent(options: AgentOptions): Agent {
   const steering: string[] = []
   let capabilities: Promise<Capabilities> | undefined
   let running = false
+  let subagentCounter = 0
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
+  const mainSystem = (caps: Capabilities) =>
+    buildSystemPrompt({
+      toolsDts: caps.toolsDts,
+      agentsMd: caps.agentsMd,
+      directory: caps.directory,
+      conversation: options.conversation ?? false,
+      ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
+      ...(options.system === undefined ? {} : { extra: options.system }),
+    })
 
   async function* send(prompt: string, sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
     if (running) throw new ClankaError("the agent is already running; use steer() to add a message")
@@ -117,7 +136,6 @@ export function createAgent(options: AgentOptions): Agent {
           tools: toolNames,
           sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
         })
-        let counter = 0
         const shared: LoopShared = {
           executor: options.executor,
           toolNames,
@@ -135,23 +153,17 @@ export function createAgent(options: AgentOptions): Agent {
           maxNudges: options.maxNudges ?? 2,
           outputLimitBytes: options.outputLimitBytes ?? 64 * 1024,
           lock,
-          nextSubagentId: (parent) => `${parent}.${++counter}`,
+          nextSubagentId: (parent) => `${parent}.${++subagentCounter}`,
           subagents,
           ...(budget ? { budget } : {}),
+          subagentCompactAt: options.compactAt ?? defaultCompactAt((options.subagentModel ?? options.model).contextWindow),
         }
         history.push({ role: "user", content: prompt })
         session?.message({ role: "user", content: prompt })
         const result = await runLoop(shared, {
           id,
           model: options.model,
-          system: buildSystemPrompt({
-            toolsDts: caps.toolsDts,
-            agentsMd: caps.agentsMd,
-            directory: caps.directory,
-            conversation: options.conversation ?? false,
-            ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
-            ...(options.system === undefined ? {} : { extra: options.system }),
-          }),
+          system: mainSystem(caps),
           messages: history,
           conversation: options.conversation ?? false,
           ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
@@ -160,6 +172,7 @@ export function createAgent(options: AgentOptions): Agent {
           emit: (part) => lock.emit(id, part),
           steering,
           ...(session ? { session } : {}),
+          compactAt,
         })
         await stopSubagents()
         lock.emit(id, {
@@ -198,10 +211,54 @@ export function createAgent(options: AgentOptions): Agent {
     }
   }
 
+  async function* compact(sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    if (running) throw new ClankaError("the agent is running; compact between prompts")
+    running = true
+    const events: AgentEvent[] = []
+    const emit = (event: AgentEvent) => {
+      session?.event(event)
+      events.push(event)
+    }
+    try {
+      const caps = await (capabilities ??= options.executor.capabilities())
+      const signal = sendOptions.signal ?? new AbortController().signal
+      const shared: LoopShared = {
+        executor: options.executor,
+        toolNames: [],
+        subagentModel: options.model,
+        subagentSystem: "",
+        turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
+        retry: { ...DEFAULT_RETRY, ...options.retry },
+        maxNudges: 0,
+        outputLimitBytes: 0,
+        lock: new OutputLock(emit),
+        nextSubagentId: (parent) => parent,
+        subagents: new Set(),
+        subagentCompactAt: compactAt,
+      }
+      await compactRun(shared, {
+        id: shortId(),
+        model: options.model,
+        system: mainSystem(caps),
+        messages: history,
+        conversation: true,
+        signal,
+        usage: new UsageTotals(options.model),
+        emit,
+        ...(session ? { session } : {}),
+        compactAt,
+      })
+    } finally {
+      running = false
+    }
+    yield* events
+  }
+
   return {
     sessionId,
     history,
     send,
+    compact,
     steer(message: string) {
       if (message.trim()) steering.push(message)
     },

@@ -36,6 +36,8 @@ export type ContentPart =
   | ({ _tag: "Usage"; durationMs: number } & RunUsage)
   | { _tag: "ErrorRetry"; error: RetryInfo }
   | { _tag: "StructuredOutput"; value: unknown }
+  /** The history was summarised: estimated input tokens before and after, and how long it took. */
+  | { _tag: "Compaction"; beforeTokens: number; afterTokens: number; durationMs: number }
 
 export type SubagentEvent =
   | { _tag: "SubagentStart"; id: string; prompt: string; provider: string; model: string }

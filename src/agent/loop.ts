@@ -1,6 +1,6 @@
 import { ClankaError, ExitCode } from "../errors.ts"
 import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf } from "../contract.ts"
-import type { Message, Model } from "../providers/model.ts"
+import type { Message, Model, ToolSpec } from "../providers/model.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import type { ContentPart } from "./events.ts"
@@ -13,6 +13,7 @@ import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { SessionSink } from "../session/recorder.ts"
 import type { Budget } from "./budget.ts"
+import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -33,6 +34,8 @@ export interface LoopShared {
   subagents: Set<Promise<unknown>>
   /** --max-budget-usd: checked before each model turn and after each script. */
   budget?: Budget
+  /** The compaction threshold of sub-agents, in estimated input tokens. */
+  subagentCompactAt: number
 }
 
 interface LoopRun {
@@ -48,7 +51,11 @@ interface LoopRun {
   /** Steering messages typed while the agent works (top-level agent only). */
   steering?: string[]
   /** The session that saves this history (top-level agent only). */
-  session?: Pick<SessionSink, "message" | "output">
+  session?: Pick<SessionSink, "message" | "output" | "compaction">
+  /** Compact the history before a request estimated above this many input tokens. */
+  compactAt: number
+  /** What the provider reported for the latest request: the base of the next estimate. */
+  anchor?: Anchor
 }
 
 interface LoopResult {
@@ -71,6 +78,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
   let turns = 0
   let nudges = 0
   let schemaFailures = 0
+  let compactedForLength = false
   while (true) {
     if (run.steering?.length) {
       for (const line of run.steering.splice(0)) addMessage(run, { role: "user", content: line })
@@ -79,11 +87,23 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
       throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
     }
-    const turn = await turnWithRetries(shared, run)
+    if (!compactedForLength && estimateTokens(run.system, run.messages, run.anchor) > run.compactAt) await compactRun(shared, run)
+    let turn: TurnResult
+    try {
+      turn = await turnWithRetries(shared, run)
+    } catch (error) {
+      // "Prompt too long": compact and retry once instead of ending the run.
+      if (!(error instanceof PromptTooLongError) || compactedForLength) throw error
+      compactedForLength = true
+      if (!(await compactRun(shared, run))) throw error
+      continue
+    }
+    compactedForLength = false
     turns++
     run.usage.add(turn.usage)
     run.emit({ _tag: "Usage", ...run.usage.snapshot(), durationMs: Math.round(turn.durationMs) })
     if (turn.content.length) addMessage(run, { role: "assistant", content: turn.content })
+    run.anchor = { count: run.messages.length, tokens: run.usage.contextTokens }
     if (turn.stop === "steered") continue
 
     if (turn.toolCalls.length === 0) {
@@ -203,7 +223,47 @@ const CUT_FOR_STEERING = "(not run: the response was cut off for your new messag
 const CUT_FOR_INTERRUPT = "(not run: interrupted by the user)"
 const CUT_FOR_ERROR = "(not run: the response was cut off)"
 
-async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnResult> {
+/** The provider refused the request as too long for the model's context. */
+class PromptTooLongError extends RunError {
+  override name = "PromptTooLongError"
+}
+
+/**
+ * Replaces the older history with a summary the model writes; false when there is nothing older
+ * than the newest turn to summarise.
+ */
+export async function compactRun(shared: LoopShared, run: LoopRun): Promise<boolean> {
+  const started = performance.now()
+  const before = estimateTokens(run.system, run.messages, run.anchor)
+  const start = tailStart(run.messages, Math.floor(run.compactAt * 0.3))
+  if (start < 2) return false
+  const turn = await turnWithRetries(
+    shared,
+    {
+      ...run,
+      system: COMPACTION_SYSTEM,
+      messages: summaryRequest(run.messages.slice(1, start), run.compactAt),
+      emit: (part) => {
+        if (part._tag === "ErrorRetry") run.emit(part)
+      },
+      steering: [],
+    },
+    [],
+  )
+  run.usage.addSpent(turn.usage)
+  const summary = turn.content.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n").trim()
+  if (!summary) throw new RunError("the history could not be compacted: the model wrote an empty summary")
+  const history: Message[] = [run.messages[0]!, { role: "user", content: `${SUMMARY_HEADER}\n\n${summary}` }, ...run.messages.slice(start)]
+  run.messages.splice(0, run.messages.length, ...history)
+  run.session?.compaction(history)
+  run.anchor = undefined
+  const after = estimateTokens(run.system, run.messages)
+  run.usage.contextTokens = after
+  run.emit({ _tag: "Compaction", beforeTokens: before, afterTokens: after, durationMs: Math.round(performance.now() - started) })
+  return true
+}
+
+async function turnWithRetries(shared: LoopShared, run: LoopRun, tools: ToolSpec[] = [EXECUTE_TOOL]): Promise<TurnResult> {
   for (let attempt = 0; ; attempt++) {
     let scripts = 0
     const dropScripts = (output: string) => {
@@ -214,7 +274,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
         model: run.model,
         system: run.system,
         messages: run.messages,
-        tools: [EXECUTE_TOOL],
+        tools,
         signal: run.signal,
         timeoutMs: shared.turnTimeoutMs,
         emit: (part) => {
@@ -235,7 +295,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
       const error = asModelError(raw)
       if (!error.retryable) {
         dropScripts(CUT_FOR_ERROR)
-        throw new RunError(error.message)
+        throw isPromptTooLong(error) ? new PromptTooLongError(error.message) : new RunError(error.message)
       }
       if (attempt >= shared.retry.maxRetries) {
         dropScripts(CUT_FOR_ERROR)
@@ -348,6 +408,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string)
       system: shared.subagentSystem,
       messages: [{ role: "user", content: prompt }],
       conversation: false,
+      compactAt: shared.subagentCompactAt,
       signal: parent.signal,
       usage,
       emit: (part) => shared.lock.emit(id, { _tag: "SubagentPart", id, part }, part),

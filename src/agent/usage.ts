@@ -28,6 +28,13 @@ export class UsageTotals {
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
   }
 
+  /** A response that is not part of the conversation (a compaction summary): counted and priced, context unchanged. */
+  addSpent(usage: TokenUsage): void {
+    const cost = costUsd(this.model.provider, this.model.id, usage)
+    this.budget?.add(cost)
+    this.sum(usage, cost)
+  }
+
   /** A sub-agent's totals, priced already. */
   addTotals(other: UsageTotals): void {
     this.sum(other, other.costUsd)

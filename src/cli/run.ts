@@ -28,6 +28,7 @@ export default defineCommand({
     "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
     ...sessionArgs,
+    "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
     "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
   },
   async run({ args }): Promise<number> {
@@ -58,12 +59,14 @@ interface RunArgs extends SessionFlags {
   "turn-timeout"?: string
   system?: string
   "max-budget-usd"?: string
+  "compact-at"?: string
 }
 
 async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
   // Flags first: a bad value is refused whatever the environment holds.
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
+  const compactAt = positiveWholeNumber("--compact-at", args["compact-at"])
   // A resumed session brings its model and executor unless the flags name others.
   const source = sessionSource(args)
   const { resolveModel } = await import("../providers/resolve.ts")
@@ -99,6 +102,7 @@ async function runAgent(args: RunArgs, format: OutputFormat): Promise<number> {
       ...(turnTimeoutMs === undefined ? {} : { turnTimeoutMs }),
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
       ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
+      ...(compactAt === undefined ? {} : { compactAt }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
@@ -162,10 +166,30 @@ async function converse(
     rl.on("line", (input) => {
       const line = input.trim()
       if (line === "/exit" || line === "/quit") return rl.close()
+      if (line === "/compact" && !current) return void compactNow()
       if (!line) return current ? undefined : rl.prompt()
       if (current) agent.steer(line)
       else start(line)
     })
+    // /compact: summarise the older history now, between prompts.
+    const compactNow = async () => {
+      current = new AbortController()
+      const signal = current.signal
+      let compacted = false
+      turn = (async () => {
+        try {
+          for await (const event of agent.compact({ signal })) {
+            compacted = true
+            print(event)
+          }
+          if (!compacted) process.stderr.write("clanka: nothing to compact yet\n")
+        } catch (error) {
+          process.stderr.write(`clanka: ${visible(signal.aborted ? "compaction interrupted" : (error as Error).message)}\n`)
+        }
+        current = undefined
+        if (!closed) rl.prompt()
+      })()
+    }
     rl.on("SIGINT", () => {
       if (current) current.abort()
       else rl.close()
