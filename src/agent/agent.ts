@@ -247,7 +247,7 @@ export function createAgent(options: AgentOptions): Agent {
         emit,
         ...(session ? { session } : {}),
         compactAt,
-      })
+      }, 0) // asked for: keep only the newest turn
     } finally {
       running = false
     }

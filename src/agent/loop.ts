@@ -229,13 +229,13 @@ class PromptTooLongError extends RunError {
 }
 
 /**
- * Replaces the older history with a summary the model writes; false when there is nothing older
- * than the newest turn to summarise.
+ * Replaces the older history with a summary the model writes, keeping the newest turns that fit
+ * in `keepTokens` (at least the newest one); false when there is nothing older to summarise.
  */
-export async function compactRun(shared: LoopShared, run: LoopRun): Promise<boolean> {
+export async function compactRun(shared: LoopShared, run: LoopRun, keepTokens = Math.floor(run.compactAt * 0.3)): Promise<boolean> {
   const started = performance.now()
   const before = estimateTokens(run.system, run.messages, run.anchor)
-  const start = tailStart(run.messages, Math.floor(run.compactAt * 0.3))
+  const start = tailStart(run.messages, keepTokens)
   if (start < 2) return false
   const turn = await turnWithRetries(
     shared,
