@@ -30,6 +30,7 @@ export interface SessionFlags {
   directory?: string
   executor?: string
   ssh?: string
+  "remote-bin"?: string
 }
 
 export interface SessionPlan {
@@ -63,6 +64,7 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
     if (header.executor.kind === "ssh") {
       args.ssh = header.executor.target
       if (!header.executor.target.includes(":")) args.directory = header.directory
+      if (args["remote-bin"] === undefined && header.executor.remoteBin !== undefined) args["remote-bin"] = header.executor.remoteBin
     } else if (header.executor.kind === "command") args.executor = header.executor.command
     else args.directory = header.directory
   }
@@ -91,7 +93,7 @@ export async function openSession(args: SessionFlags, source: SessionSummary | u
 
 /** Where this invocation's scripts run, as sessions record it. */
 function placeOf(args: SessionFlags): { executor: SessionPlace; directory?: string } {
-  if (args.ssh !== undefined) return { executor: { kind: "ssh", target: args.ssh } }
+  if (args.ssh !== undefined) return { executor: { kind: "ssh", target: args.ssh, ...(args["remote-bin"] ? { remoteBin: args["remote-bin"] } : {}) } }
   if (args.executor !== undefined) return { executor: { kind: "command", command: args.executor } }
   const directory = resolve(args.directory ?? ".")
   let real = directory

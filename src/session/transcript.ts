@@ -9,7 +9,11 @@ import type { AgentEvent } from "../agent/events.ts"
 import type { Message } from "../providers/model.ts"
 
 /** Where the session's scripts run: this machine, an ssh target, or an executor command. */
-export type SessionPlace = { kind: "local" } | { kind: "ssh"; target: string } | { kind: "command"; command: string }
+export type SessionPlace =
+  | { kind: "local" }
+  /** `remoteBin`: --remote-bin, when it was given. */
+  | { kind: "ssh"; target: string; remoteBin?: string }
+  | { kind: "command"; command: string }
 
 export interface SessionHeader {
   type: "header"
