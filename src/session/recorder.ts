@@ -95,7 +95,7 @@ export class SessionRecorder implements SessionSink {
     if (last !== tail.length - 1) ftruncateSync(fd, size - tail.length + last + 1)
     closeSync(fd)
     recorder.fd = openSync(session.path, "a", 0o600)
-    recorder.write({ type: "open", pid: process.pid, host: hostName(), at: new Date().toISOString(), resumedFrom: session.id })
+    recorder.writeOpen(session.id)
     return recorder
   }
 
@@ -105,8 +105,10 @@ export class SessionRecorder implements SessionSink {
     recorder.totals = { turns: source.turns, costUsd: source.costUsd }
     recorder.base = { ...recorder.totals }
     const lines = parseTranscript(readFileSync(source.path, "utf8"))
-    recorder.openFile({ directory: source.header.directory, prompt: source.header.prompt, resumedFrom: source.id })
+    recorder.openFile({ directory: source.header.directory, prompt: source.header.prompt })
     for (const line of lines) if (line.type !== "header" && line.type !== "open") recorder.write(line)
+    // Last, so the copied lines' process is not taken for this one's.
+    recorder.writeOpen(source.id)
     return recorder
   }
 
@@ -122,12 +124,12 @@ export class SessionRecorder implements SessionSink {
         return
       case "Usage":
         this.totals = { turns: this.totals.turns + 1, costUsd: add(this.base.costUsd, event.costUsd) }
-        this.write({ type: "totals", ...this.totals })
+        this.write({ type: "totals", ...this.totals, pid: process.pid, host: hostName() })
         return
       case "AgentFinished":
         // The final figures include sub-agents that ended after the last response.
         this.totals = { turns: this.base.turns + event.turns, costUsd: add(this.base.costUsd, event.usage.costUsd) }
-        this.write({ type: "totals", ...this.totals })
+        this.write({ type: "totals", ...this.totals, pid: process.pid, host: hostName() })
         return
     }
   }
@@ -154,19 +156,17 @@ export class SessionRecorder implements SessionSink {
     this.fd = undefined
   }
 
-  private openFile(first: { directory: string; prompt: string; resumedFrom?: string }): void {
+  private openFile(first: { directory: string; prompt: string }): void {
     const directory = join(this.path, "..")
     mkdirSync(directory, { recursive: true, mode: 0o700 })
     // "wx": a new session never overwrites a file; 0600 before umask, which can only narrow it.
     this.fd = openSync(this.path, "wx", 0o600)
     this.write({ ...this.pending!, directory: first.directory, prompt: promptTitle(first.prompt), started: new Date().toISOString() } as SessionHeader)
-    this.write({
-      type: "open",
-      pid: process.pid,
-      host: hostName(),
-      at: new Date().toISOString(),
-      ...(first.resumedFrom === undefined ? {} : { resumedFrom: first.resumedFrom }),
-    })
+    if (this.pending!.forkedFrom === undefined) this.writeOpen()
+  }
+
+  private writeOpen(resumedFrom?: string): void {
+    this.write({ type: "open", pid: process.pid, host: hostName(), at: new Date().toISOString(), ...(resumedFrom === undefined ? {} : { resumedFrom }) })
   }
 
   private write(line: TranscriptLine): void {

@@ -32,8 +32,8 @@ export interface SessionSummary extends SessionTotals {
   status: SessionStatus
 }
 
-const HEAD_BYTES = 16 * 1024
-const TAIL_BYTES = 64 * 1024
+const HEAD_BYTES = 4 * 1024
+const TAIL_BYTES = 16 * 1024
 
 function readRange(fd: number, position: number, length: number): string {
   const buffer = Buffer.allocUnsafe(length)
@@ -77,13 +77,15 @@ export function summarize(path: string): SessionSummary | undefined {
   }
   try {
     const size = fstatSync(fd).size
-    const head = readRange(fd, 0, Math.min(size, HEAD_BYTES))
+    let head = readRange(fd, 0, Math.min(size, HEAD_BYTES))
+    // The header is one line; a long cwd or prompt title can take it past the first read.
+    if (!head.includes("\n") && size > HEAD_BYTES) head = readRange(fd, 0, Math.min(size, 1 << 20))
     const newline = head.indexOf("\n")
     const header = newline === -1 ? undefined : parseLine(head.slice(0, newline))
     if (!header || header.type !== "header") return undefined
     let facts = tailFacts(size <= TAIL_BYTES ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - TAIL_BYTES, TAIL_BYTES)))
     // A tail of one long line (a huge script output) may hold none of the facts: read it all.
-    if (size > TAIL_BYTES && (!facts.totals || !facts.open)) facts = tailFacts(readRange(fd, 0, size))
+    if (size > TAIL_BYTES && (!facts.totals || !facts.open || !facts.end)) facts = tailFacts(readRange(fd, 0, size))
     const status: SessionStatus =
       facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
     return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals?.costUsd ?? 0 }
@@ -108,7 +110,8 @@ function tailFacts(text: string): TailFacts {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!
     if (line.type === "totals" && !facts.totals) facts.totals = { turns: line.turns, costUsd: line.costUsd }
-    else if (line.type === "open" && !facts.open) facts.open = line
+    // The newest line that names the writing process: an open, or totals (which repeat it).
+    if ((line.type === "open" || line.type === "totals") && !facts.open && line.pid !== undefined) facts.open = { pid: line.pid, host: line.host! }
     else if (line.type === "event" && facts.end === undefined) {
       const event = line.event
       if (event._tag === "AgentFinished") facts.end = "finished"

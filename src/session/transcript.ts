@@ -54,7 +54,8 @@ export type TranscriptLine =
   | { type: "output"; call: string; text: string }
   /** The history after a compaction, whole: resuming starts from the last one. */
   | { type: "compaction"; history: Message[] }
-  | ({ type: "totals" } & SessionTotals)
+  /** After each response and run: the session's totals, and the process writing (for the status). */
+  | ({ type: "totals"; pid?: number; host?: string } & SessionTotals)
 
 /** The complete lines of a transcript's text; a cut-off or unreadable line is skipped. */
 export function parseTranscript(text: string): TranscriptLine[] {

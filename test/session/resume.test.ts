@@ -2,7 +2,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { FakeServer } from "../support/fake-model.ts"
+import { fromSubagent, type FakeServer } from "../support/fake-model.ts"
 import { BUN, MAIN } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 import { clanka, events, finish, serve, sessionFiles, transcript } from "./helpers.ts"
@@ -53,7 +53,7 @@ test("--resume ID (a prefix) goes on with the same session: full history, new pr
   const lines = transcript(home, id)
   expect(lines.filter((line) => line.type === "open")).toHaveLength(2)
   expect(lines.filter((line) => line.type === "event" && line.event._tag === "AgentStart")).toHaveLength(2)
-  expect(lines.at(-1)).toEqual({ type: "totals", turns: 3, costUsd: expect.any(Number) })
+  expect(lines.at(-1)).toEqual({ type: "totals", turns: 3, costUsd: expect.any(Number), pid: expect.any(Number), host: expect.any(String) })
 
   const list = await clanka(["sessions", "--json"], { env: served.env, cwd: workspace })
   expect(list.code).toBe(0)
@@ -155,4 +155,26 @@ test("a resumed --executor session reconnects its executor; a failed run lists a
   expect(events(resumed)[0]).toMatchObject({ sessionId: id, directory: workspace })
   expect(historyOf(server.requests[1]!.body)).toEqual(["user: go", "user: again"])
   expect(events(await clanka(["sessions", "--json", "--all"], { env: served.env }))[0]).toMatchObject({ id, status: "finished", turns: 1 })
+})
+
+test("a session's totals include its sub-agents, across resumed runs", async () => {
+  const home = freshHome()
+  const priced = (request: any) =>
+    fromSubagent(request)
+      ? { ...finish("sub done"), usage: { input: 1000, output: 0 } }
+      : request.toolResults.length === 0
+        ? { blocks: [{ type: "execute" as const, script: 'console.log(await delegate("look"))' }], usage: { input: 1000, output: 0 } }
+        : { ...finish("parent done"), usage: { input: 1000, output: 0 } }
+  const served = await serve([priced, priced, priced, priced, priced, priced], home)
+  server = served.server
+  const first = events(await clanka(["run", "--json", "-C", workspace, "delegate"], { env: served.env }))
+  // Three responses of 1,000 input tokens at $3 per million: $0.009, one of them the sub-agent's.
+  expect(first.at(-1).usage.costUsd).toBeCloseTo(0.009, 6)
+  const id = first[0].sessionId
+  const second = events(await clanka(["run", "--json", "--resume", id, "again"], { env: served.env }))
+  // The resumed run's last message carries a tool result: the parent finishes at once.
+  expect(second.at(-1).usage.costUsd).toBeCloseTo(0.003, 6)
+  const [row] = events(await clanka(["sessions", "--json"], { env: served.env, cwd: workspace }))
+  expect(row).toMatchObject({ id, turns: 3 })
+  expect(row.costUsd).toBeCloseTo(0.012, 6)
 })

@@ -67,7 +67,7 @@ test("a run is saved as it happens: header, history items and the very events it
     { role: "assistant", content: [{ type: "tool-call", id: "toolu_1_0", name: "execute", input: { script: 'await taskComplete("four")' } }] },
     { role: "tool", toolCallId: "toolu_1_0", content: "(no output)" },
   ])
-  expect(lines.filter((line) => line.type === "totals").at(-1)).toEqual({ type: "totals", turns: 2, costUsd: printed.at(-1).usage.costUsd })
+  expect(lines.filter((line) => line.type === "totals").at(-1)).toEqual({ type: "totals", turns: 2, costUsd: printed.at(-1).usage.costUsd, pid: lines[1].pid, host: lines[1].host })
 })
 
 test("no key or auth header enters a transcript, even when the model and the API echo the key", async () => {
