@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } f
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
-import { parseLine, parseTranscript, type SessionHeader, type SessionTotals } from "./transcript.ts"
+import { parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
 
 export type Env = Record<string, string | undefined>
 
@@ -32,13 +32,16 @@ export interface SessionSummary extends SessionTotals {
   status: SessionStatus
 }
 
-const HEAD_BYTES = 4 * 1024
-const TAIL_BYTES = 16 * 1024
+const HEAD_BYTES = 2 * 1024
+const TAIL_BYTES = 8 * 1024
+
+/** One buffer for the small reads of a listing, grown when a whole file must be read. */
+let scratch = Buffer.allocUnsafe(16 * 1024)
 
 function readRange(fd: number, position: number, length: number): string {
-  const buffer = Buffer.allocUnsafe(length)
-  const read = readSync(fd, buffer, 0, length, position)
-  return buffer.toString("utf8", 0, read)
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(length)
+  const read = readSync(fd, scratch, 0, length, position)
+  return scratch.toString("utf8", 0, read)
 }
 
 /** Whether the process that holds a session open is alive (on this machine). */
@@ -104,11 +107,22 @@ interface TailFacts {
   end?: SessionStatus
 }
 
+/**
+ * The facts of the newest lines, read from the end. Only the lines that can hold a fact are
+ * parsed (the writer puts `type` first, and an event's `_tag` first), which keeps a listing of
+ * many sessions cheap; a cut-off first or last line is skipped.
+ */
 function tailFacts(text: string): TailFacts {
   const facts: TailFacts = {}
-  const lines = parseTranscript(text)
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!
+  let end = text.lastIndexOf("\n")
+  while (end > 0 && !(facts.totals && facts.open && facts.end)) {
+    const start = text.lastIndexOf("\n", end - 1) + 1
+    const raw = text.slice(start, end)
+    end = start - 1
+    const relevant = raw.startsWith('{"type":"totals"') || raw.startsWith('{"type":"open"') || raw.startsWith('{"type":"event","event":{"_tag":"Agent')
+    if (!relevant) continue
+    const line = parseLine(raw)
+    if (!line) continue
     if (line.type === "totals" && !facts.totals) facts.totals = { turns: line.turns, costUsd: line.costUsd }
     // The newest line that names the writing process: an open, or totals (which repeat it).
     if ((line.type === "open" || line.type === "totals") && !facts.open && line.pid !== undefined) facts.open = { pid: line.pid, host: line.host! }
@@ -119,7 +133,6 @@ function tailFacts(text: string): TailFacts {
       // A run that started after the last end and never ended was cut off.
       else if (event._tag === "AgentStart") facts.end = "interrupted"
     }
-    if (facts.totals && facts.open && facts.end) break
   }
   return facts
 }

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka, type CliResult } from "../support/cli.ts"
-import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { startFakeModel, type FakeReply, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 
-export const finish = (summary: string): FakeTurn => ({ blocks: [{ type: "execute", script: `await taskComplete(${JSON.stringify(summary)})` }] })
+export const finish = (summary: string): FakeReply => ({ blocks: [{ type: "execute", script: `await taskComplete(${JSON.stringify(summary)})` }] })
 
 export function events(result: CliResult): any[] {
   return result.stdout.trimEnd().split("\n").filter(Boolean).map((line) => JSON.parse(line))
