@@ -89,10 +89,15 @@ export class SessionRecorder implements SessionSink {
     const recorder = new SessionRecorder(session.id, session.path, undefined, session, env)
     const fd = openSync(session.path, "r+")
     const size = fstatSync(fd).size
-    const tail = Buffer.alloc(Math.min(size, 1 << 20))
-    readSync(fd, tail, 0, tail.length, size - tail.length)
-    const last = tail.lastIndexOf(10)
-    if (last !== tail.length - 1) ftruncateSync(fd, size - tail.length + last + 1)
+    // The end of the last whole line: looked for in a growing window from the end.
+    for (let window = 64 * 1024; ; window *= 4) {
+      const tail = Buffer.alloc(Math.min(size, window))
+      readSync(fd, tail, 0, tail.length, size - tail.length)
+      const last = tail.lastIndexOf(10)
+      if (last === -1 && tail.length < size) continue
+      if (last !== tail.length - 1) ftruncateSync(fd, size - tail.length + last + 1)
+      break
+    }
     closeSync(fd)
     recorder.fd = openSync(session.path, "a", 0o600)
     recorder.writeOpen(session.id)
