@@ -17,7 +17,12 @@ export const sessionArgs = {
   continue: { type: "boolean", description: "go on from the newest session of this directory (or --ssh/--executor target)" },
   resume: { type: "string", description: "go on from session ID (a unique prefix is enough; see clanka sessions)", valueHint: "ID" },
   fork: { type: "string", description: "start a new session from a copy of session ID", valueHint: "ID" },
-  session: { type: "boolean", description: "save this run as a session (--no-session: keep it in memory only; CLANKA_NO_SESSION=1)", default: true },
+  session: {
+    type: "boolean",
+    description: "save this run as a session (the default)",
+    negativeDescription: "keep this run in memory only (also CLANKA_NO_SESSION=1)",
+    default: true,
+  },
 } as const
 
 export interface SessionFlags {

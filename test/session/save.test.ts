@@ -124,3 +124,11 @@ test("without CLANKA_HOME sessions go to $XDG_STATE_HOME/clanka/sessions, else ~
   expect((await clanka(["run", "--json", "-C", workspace, "two"], { env: { ...served.env, CLANKA_HOME: undefined, XDG_STATE_HOME: undefined, HOME: home } })).code).toBe(0)
   expect(sessionFiles(join(home, ".local", "state", "clanka"))).toHaveLength(1)
 })
+
+test("the help names the session flags, the sessions command and the variables", async () => {
+  const top = (await clanka(["--help"])).stdout
+  for (const text of ["sessions", "--continue", "--resume ID", "--fork ID", "--no-session", "CLANKA_HOME", "XDG_STATE_HOME", "CLANKA_NO_SESSION=1"]) expect(top).toContain(text)
+  const run = (await clanka(["run", "--help"])).stdout
+  for (const flag of ["--continue", "--resume=<ID>", "--fork=<ID>", "--no-session", "--compact-at=<TOKENS>", "--max-budget-usd=<N>"]) expect(run).toContain(flag)
+  expect((await clanka(["sessions", "--help"])).stdout).toContain("USAGE clanka sessions [OPTIONS] [ACTION] [ID]")
+})
