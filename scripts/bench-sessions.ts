@@ -15,6 +15,11 @@ const root = join(import.meta.dir, "..")
 const bin = join(root, "dist/clanka")
 const command = existsSync(bin) ? [bin] : [process.execPath, join(root, "src/cli/main.ts")]
 const fmt = (n: number) => n.toFixed(3)
+/** CPU time (user + system) a finished child used, in ms: steadier than wall time on a busy machine. */
+const cpuMs = (child: { resourceUsage(): { cpuTime: { user: bigint | number; system: bigint | number } } | undefined }) => {
+  const usage = child.resourceUsage()
+  return usage ? (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / 1000 : NaN
+}
 const MODEL = "anthropic/claude-sonnet-4-5"
 
 function start(directory: string, prompt: string): AgentEvent {
@@ -96,6 +101,8 @@ async function generate(home: string, directory: string, count: number, turns: n
   const server = await startFakeModel("anthropic", Array.from({ length: 2 * (runs + 2) }, () => done))
   const resumed: number[] = []
   const fresh: number[] = []
+  const resumedCpu: number[] = []
+  const freshCpu: number[] = []
   let bytes = 0
   for (let i = 0; i < 2 * (runs + 2); i++) {
     const cont = i % 2 === 0
@@ -109,9 +116,10 @@ async function generate(home: string, directory: string, count: number, turns: n
     if (cont) bytes = JSON.stringify(server.requests.at(-1)!.body).length
     if (i < 4) continue // warm-up
     ;(cont ? resumed : fresh).push(arrived - started)
+    ;(cont ? resumedCpu : freshCpu).push(cpuMs(child))
   }
   await server.close()
-  console.log(`--continue of a 1,000-turn session, start to first request: ${median(resumed).toFixed(1)} ms (p90 ${percentile(resumed, 0.9).toFixed(1)} ms); a new run: ${median(fresh).toFixed(1)} ms; the request body: ${(bytes / 1024).toFixed(0)} KiB`)
+  console.log(`--continue of a 1,000-turn session, start to first request: ${median(resumed).toFixed(1)} ms (p90 ${percentile(resumed, 0.9).toFixed(1)} ms); a new run: ${median(fresh).toFixed(1)} ms; the request body: ${(bytes / 1024).toFixed(0)} KiB; agent CPU time for the whole run ${median(resumedCpu).toFixed(1)} ms against ${median(freshCpu).toFixed(1)} ms`)
 }
 
 // 3. `clanka sessions` over 1,000 sessions of 30 turns each.
@@ -121,6 +129,8 @@ async function generate(home: string, directory: string, count: number, turns: n
   await generate(home, directory, 1000, 30)
   const walls: number[] = []
   const versions: number[] = []
+  const wallsCpu: number[] = []
+  const versionsCpu: number[] = []
   for (let i = 0; i < 15; i++) {
     for (const args of [["sessions", "--all"], ["--version"]]) {
       const started = performance.now()
@@ -130,9 +140,10 @@ async function generate(home: string, directory: string, count: number, turns: n
       if (args[0] === "sessions" && out.trimEnd().split("\n").length !== 1001) throw new Error(`listed ${out.split("\n").length - 2} sessions`)
       if (i < 3) continue
       ;(args[0] === "sessions" ? walls : versions).push(performance.now() - started)
+      ;(args[0] === "sessions" ? wallsCpu : versionsCpu).push(cpuMs(child))
     }
   }
-  console.log(`clanka sessions --all over 1,000 sessions (30 turns each): ${median(walls).toFixed(1)} ms (p90 ${percentile(walls, 0.9).toFixed(1)} ms); clanka --version: ${median(versions).toFixed(1)} ms`)
+  console.log(`clanka sessions --all over 1,000 sessions (30 turns each): ${median(walls).toFixed(1)} ms (p90 ${percentile(walls, 0.9).toFixed(1)} ms); clanka --version: ${median(versions).toFixed(1)} ms; CPU time ${median(wallsCpu).toFixed(1)} ms against ${median(versionsCpu).toFixed(1)} ms`)
 }
 
 rmSync(scratch, { recursive: true, force: true })

@@ -40,8 +40,9 @@ function list(json: boolean, all: boolean): number {
     const here = realDirectory(process.cwd())
     sessions = sessions.filter((session) => session.header.directory === here || session.header.cwd === here)
   }
+  // One write: a listing of many sessions must not pay a write per line.
   if (json) {
-    for (const session of sessions) process.stdout.write(JSON.stringify(record(session)) + "\n")
+    process.stdout.write(sessions.map((session) => JSON.stringify(record(session)) + "\n").join(""))
     return ExitCode.ok
   }
   if (sessions.length === 0) {
@@ -61,10 +62,10 @@ function list(json: boolean, all: boolean): number {
   const titles = ["ID", "STARTED", "STATUS", "TURNS", "COST", "MODEL", ...(all ? ["DIRECTORY"] : []), "PROMPT"]
   const table = [titles, ...rows]
   const widths = titles.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
-  for (const row of table) {
-    const line = row.map((cell, column) => (column === row.length - 1 ? cell : column === 3 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join("  ")
-    process.stdout.write(line.trimEnd() + "\n")
-  }
+  const lines = table.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : column === 3 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join("  ").trimEnd(),
+  )
+  process.stdout.write(lines.join("\n") + "\n")
   return ExitCode.ok
 }
 

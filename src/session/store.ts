@@ -4,7 +4,7 @@
  * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
  * stays fast with many long sessions.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs"
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs"
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
@@ -47,16 +47,22 @@ function readRange(fd: number, position: number, length: number): string {
 /** Whether the process that holds a session open is alive (on this machine). */
 function alive(pid: number, host: string): boolean {
   if (host !== hostName()) return false
+  if (process.platform === "linux") {
+    // /proc, not kill(pid, 0): no exception per dead process, which a listing of many pays for.
+    // A killed process can linger as a zombie until it is reaped: that is a dead one.
+    const status = `/proc/${pid}/status`
+    if (!existsSync(status)) return false
+    try {
+      return !/^State:\s+Z/m.test(readFileSync(status, "utf8"))
+    } catch {
+      return false
+    }
+  }
   try {
     process.kill(pid, 0)
+    return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
-  }
-  // A killed process can linger as a zombie until it is reaped: that is a dead one.
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
-  } catch {
-    return process.platform !== "linux"
+    return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }
 
