@@ -98,28 +98,35 @@ async function generate(home: string, directory: string, count: number, turns: n
     return { blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }
   }
   const runs = 12
-  const server = await startFakeModel("anthropic", Array.from({ length: 2 * (runs + 2) }, () => done))
+  const server = await startFakeModel("anthropic", Array.from({ length: 3 * (runs + 2) }, () => done))
   const resumed: number[] = []
   const fresh: number[] = []
+  const saved: number[] = []
   const resumedCpu: number[] = []
   const freshCpu: number[] = []
+  const savedCpu: number[] = []
   let bytes = 0
-  for (let i = 0; i < 2 * (runs + 2); i++) {
-    const cont = i % 2 === 0
+  // Three kinds interleaved: --continue of the long session, a new run saved (to another
+  // directory of sessions), a new run with --no-session.
+  for (let i = 0; i < 3 * (runs + 2); i++) {
+    const kind = i % 3
+    const cont = kind === 0
     const started = performance.now()
-    const child = Bun.spawn([...command, "run", ...(cont ? ["--continue"] : ["--no-session"]), "--sandbox", "off", "-o", "text", "-m", MODEL, "-C", directory, "go on"], {
-      env: { ...process.env, ...server.env, CLANKA_HOME: home },
+    const flags = kind === 0 ? ["--continue"] : kind === 1 ? [] : ["--no-session"]
+    const child = Bun.spawn([...command, "run", ...flags, "--sandbox", "off", "-o", "text", "-m", MODEL, "-C", directory, "go on"], {
+      env: { ...process.env, ...server.env, CLANKA_HOME: kind === 1 ? join(scratch, "fresh") : home },
       stdin: "ignore", stdout: "pipe", stderr: "pipe",
     })
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
     if (code !== 0 || out !== "ok\n") throw new Error(`clanka run failed (exit ${code}): ${out}${err}`)
     if (cont) bytes = JSON.stringify(server.requests.at(-1)!.body).length
-    if (i < 4) continue // warm-up
-    ;(cont ? resumed : fresh).push(arrived - started)
-    ;(cont ? resumedCpu : freshCpu).push(cpuMs(child))
+    if (i < 6) continue // warm-up
+    ;[resumed, saved, fresh][kind]!.push(arrived - started)
+    ;[resumedCpu, savedCpu, freshCpu][kind]!.push(cpuMs(child))
   }
   await server.close()
-  console.log(`--continue of a 1,000-turn session, start to first request: ${median(resumed).toFixed(1)} ms (p90 ${percentile(resumed, 0.9).toFixed(1)} ms); a new run: ${median(fresh).toFixed(1)} ms; the request body: ${(bytes / 1024).toFixed(0)} KiB; agent CPU time for the whole run ${median(resumedCpu).toFixed(1)} ms against ${median(freshCpu).toFixed(1)} ms`)
+  console.log(`--continue of a 1,000-turn session, start to first request: ${median(resumed).toFixed(1)} ms (p90 ${percentile(resumed, 0.9).toFixed(1)} ms); a new run ${median(saved).toFixed(1)} ms saved, ${median(fresh).toFixed(1)} ms with --no-session; the request body: ${(bytes / 1024).toFixed(0)} KiB`)
+  console.log(`  agent CPU time of the whole run: --continue ${median(resumedCpu).toFixed(1)} ms, new saved ${median(savedCpu).toFixed(1)} ms, --no-session ${median(freshCpu).toFixed(1)} ms`)
 }
 
 // 3. `clanka sessions` over 1,000 sessions of 30 turns each.

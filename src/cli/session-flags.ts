@@ -78,6 +78,8 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
   return source
 }
 
+const HISTORY_LINES = ["message", "compaction", "output"] as const
+
 /** Opens the session the run is saved in: a new one, the source again (resume) or a copy (fork). */
 export async function openSession(args: SessionFlags, source: SessionSummary | undefined, models: { model: string; subagentModel?: string }): Promise<SessionPlan> {
   if (!source) {
@@ -88,7 +90,7 @@ export async function openSession(args: SessionFlags, source: SessionSummary | u
       resumedFrom: null,
     }
   }
-  const history = historyOf(parseTranscript(await readFile(source.path, "utf8")))
+  const history = historyOf(parseTranscript(await readFile(source.path, "utf8"), HISTORY_LINES))
   if (args.fork !== undefined) {
     const place = placeOf(args)
     return { recorder: SessionRecorder.fork(source, { cwd: process.cwd(), executor: place.executor, ...models }), history, resumedFrom: source.id }

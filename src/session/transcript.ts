@@ -57,15 +57,22 @@ export type TranscriptLine =
   /** After each response and run: the session's totals, and the process writing (for the status). */
   | ({ type: "totals"; pid?: number; host?: string } & SessionTotals)
 
-/** The complete lines of a transcript's text; a cut-off or unreadable line is skipped. */
-export function parseTranscript(text: string): TranscriptLine[] {
+/**
+ * The complete lines of a transcript's text; a cut-off or unreadable line is skipped. With
+ * `types`, only lines of those types are parsed (the writer puts `type` first), which spares a
+ * resume the parsing of every event.
+ */
+export function parseTranscript(text: string, types?: readonly TranscriptLine["type"][]): TranscriptLine[] {
+  const prefixes = types?.map((type) => `{"type":${JSON.stringify(type)}`)
   const lines: TranscriptLine[] = []
   const end = text.lastIndexOf("\n")
   let start = 0
   while (start <= end) {
     const next = text.indexOf("\n", start)
-    const line = parseLine(text.slice(start, next))
-    if (line) lines.push(line)
+    if (!prefixes || prefixes.some((prefix) => text.startsWith(prefix, start))) {
+      const line = parseLine(text.slice(start, next))
+      if (line && (!types || types.includes(line.type))) lines.push(line)
+    }
     start = next + 1
   }
   return lines
