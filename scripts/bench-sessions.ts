@@ -8,6 +8,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AgentEvent } from "../src/agent/events.ts"
 import { SessionRecorder } from "../src/session/recorder.ts"
+import { historyOf } from "../src/session/history.ts"
+import { listSessions } from "../src/session/store.ts"
+import { parseTranscript } from "../src/session/transcript.ts"
+import { readdirSync, readFileSync } from "node:fs"
 import { startFakeModel, type FakeTurn } from "../test/support/fake-model.ts"
 import { median, percentile } from "./stats.ts"
 
@@ -125,6 +129,15 @@ async function generate(home: string, directory: string, count: number, turns: n
     ;[resumedCpu, savedCpu, freshCpu][kind]!.push(cpuMs(child))
   }
   await server.close()
+  // The part that is the session's own: reading the transcript and rebuilding the history.
+  const file = join(home, "sessions", readdirSync(join(home, "sessions"))[0]!)
+  const rebuild: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now()
+    historyOf(parseTranscript(readFileSync(file, "utf8"), ["message", "compaction", "output"]))
+    if (i >= 3) rebuild.push(performance.now() - t)
+  }
+  console.log(`history of the 1,000-turn transcript (${(readFileSync(file).length / 1024 / 1024).toFixed(1)} MiB) rebuilt in-process: ${median(rebuild).toFixed(1)} ms`)
   console.log(`--continue of a 1,000-turn session, start to first request: ${median(resumed).toFixed(1)} ms (p90 ${percentile(resumed, 0.9).toFixed(1)} ms); a new run ${median(saved).toFixed(1)} ms saved, ${median(fresh).toFixed(1)} ms with --no-session; the request body: ${(bytes / 1024).toFixed(0)} KiB`)
   console.log(`  agent CPU time of the whole run: --continue ${median(resumedCpu).toFixed(1)} ms, new saved ${median(savedCpu).toFixed(1)} ms, --no-session ${median(freshCpu).toFixed(1)} ms`)
 }
@@ -150,6 +163,13 @@ async function generate(home: string, directory: string, count: number, turns: n
       ;(args[0] === "sessions" ? wallsCpu : versionsCpu).push(cpuMs(child))
     }
   }
+  const listing: number[] = []
+  for (let i = 0; i < 15; i++) {
+    const t = performance.now()
+    listSessions({ CLANKA_HOME: home })
+    if (i >= 3) listing.push(performance.now() - t)
+  }
+  console.log(`listing 1,000 sessions in-process: ${median(listing).toFixed(1)} ms`)
   console.log(`clanka sessions --all over 1,000 sessions (30 turns each): ${median(walls).toFixed(1)} ms (p90 ${percentile(walls, 0.9).toFixed(1)} ms); clanka --version: ${median(versions).toFixed(1)} ms; CPU time ${median(wallsCpu).toFixed(1)} ms against ${median(versionsCpu).toFixed(1)} ms`)
 }
 
