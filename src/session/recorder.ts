@@ -111,7 +111,7 @@ export class SessionRecorder implements SessionSink {
     recorder.base = { ...recorder.totals }
     const lines = parseTranscript(readFileSync(source.path, "utf8"))
     recorder.openFile({ directory: source.header.directory, prompt: source.header.prompt })
-    for (const line of lines) if (line.type !== "header" && line.type !== "open") recorder.write(line)
+    for (const line of lines) if (line.type !== "header" && line.type !== "open" && line.type !== "close") recorder.write(line)
     // Last, so the copied lines' process is not taken for this one's.
     recorder.writeOpen(source.id)
     return recorder
@@ -156,8 +156,11 @@ export class SessionRecorder implements SessionSink {
     this.write({ type: "compaction", history })
   }
 
+  /** Ends this process's writing; a listing then knows without asking that nobody writes. */
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd)
+    if (this.fd === undefined) return
+    this.write({ type: "close", at: new Date().toISOString() })
+    closeSync(this.fd)
     this.fd = undefined
   }
 

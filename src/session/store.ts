@@ -73,7 +73,8 @@ export function hostName(): string {
 
 /**
  * The summary of one transcript: its header, its totals and its status. Status rules: `running`
- * while the process that last opened it is alive; otherwise the end of its last run —
+ * while the process that last wrote it has not closed it and is alive; otherwise the end of its
+ * last run —
  * AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another AgentError
  * `failed`, no end at all (killed, crashed) `interrupted`.
  */
@@ -95,8 +96,9 @@ export function summarize(path: string): SessionSummary | undefined {
     let facts = tailFacts(size <= TAIL_BYTES ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - TAIL_BYTES, TAIL_BYTES)))
     // A tail of one long line (a huge script output) may hold none of the facts: read it all.
     if (size > TAIL_BYTES && (!facts.totals || !facts.open || !facts.end)) facts = tailFacts(readRange(fd, 0, size))
+    // A writer that closed the file is not asked after: most sessions cost no liveness check.
     const status: SessionStatus =
-      facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
+      !facts.closed && facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
     return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals?.costUsd ?? 0 }
   } finally {
     closeSync(fd)
@@ -110,6 +112,8 @@ function dropFirstLine(text: string): string {
 interface TailFacts {
   totals?: SessionTotals
   open?: { pid: number; host: string }
+  /** The newest writer closed the file (a `close` line after its last `open`/`totals`). */
+  closed?: boolean
   end?: SessionStatus
 }
 
@@ -122,9 +126,14 @@ function tailFacts(text: string): TailFacts {
   const facts: TailFacts = {}
   let end = text.lastIndexOf("\n")
   while (end > 0 && !(facts.totals && facts.open && facts.end)) {
+    // (`closed` is only ever set before `open`, so it is known once `open` is.)
     const start = text.lastIndexOf("\n", end - 1) + 1
     const raw = text.slice(start, end)
     end = start - 1
+    if (raw.startsWith('{"type":"close"')) {
+      if (!facts.open) facts.closed = true
+      continue
+    }
     const relevant = raw.startsWith('{"type":"totals"') || raw.startsWith('{"type":"open"') || raw.startsWith('{"type":"event","event":{"_tag":"Agent')
     if (!relevant) continue
     const line = parseLine(raw)

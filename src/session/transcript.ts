@@ -54,6 +54,8 @@ export type TranscriptLine =
   | { type: "output"; call: string; text: string }
   /** The history after a compaction, whole: resuming starts from the last one. */
   | { type: "compaction"; history: Message[] }
+  /** The writing process let go of the file (it ended, normally or by a signal it caught). */
+  | { type: "close"; at: string }
   /** After each response and run: the session's totals, and the process writing (for the status). */
   | ({ type: "totals"; pid?: number; host?: string } & SessionTotals)
 

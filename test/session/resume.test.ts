@@ -53,7 +53,9 @@ test("--resume ID (a prefix) goes on with the same session: full history, new pr
   const lines = transcript(home, id)
   expect(lines.filter((line) => line.type === "open")).toHaveLength(2)
   expect(lines.filter((line) => line.type === "event" && line.event._tag === "AgentStart")).toHaveLength(2)
-  expect(lines.at(-1)).toEqual({ type: "totals", turns: 3, costUsd: expect.any(Number), pid: expect.any(Number), host: expect.any(String) })
+  // The run's totals, then the writer letting go of the file.
+  expect(lines.at(-2)).toEqual({ type: "totals", turns: 3, costUsd: expect.any(Number), pid: expect.any(Number), host: expect.any(String) })
+  expect(lines.at(-1)).toEqual({ type: "close", at: expect.any(String) })
 
   const list = await clanka(["sessions", "--json"], { env: served.env, cwd: workspace })
   expect(list.code).toBe(0)
