@@ -10,7 +10,7 @@ import { UsageError } from "../errors.ts"
 import type { Message } from "../providers/model.ts"
 import { historyOf } from "../session/history.ts"
 import { SessionRecorder } from "../session/recorder.ts"
-import { findSession, listSessions, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
+import { findSession, newestSession, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
 import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
 
 export const sessionArgs = {
@@ -57,7 +57,7 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
   let source: SessionSummary
   if (args.continue) {
     const place = placeOf(args)
-    const found = listSessions().find((session) => samePlace(session.header, place))
+    const found = newestSession((header) => samePlace(header, place))
     if (!found) {
       const where = place.executor.kind === "local" ? place.directory : place.executor.kind === "ssh" ? `--ssh ${place.executor.target}` : `--executor ${JSON.stringify(place.executor.command)}`
       throw new UsageError(`no session to continue for ${where} in ${sessionsDirectory()} (see clanka sessions --all)`)

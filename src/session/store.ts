@@ -170,6 +170,46 @@ export function listSessions(env: Env = process.env): SessionSummary[] {
   return sessions.sort((a, b) => (a.header.started < b.header.started ? 1 : a.header.started > b.header.started ? -1 : 0))
 }
 
+/**
+ * The newest session matching `wanted`, reading only each file's header (its first line), then
+ * the one found in full: --continue with many sessions does not read every tail.
+ */
+export function newestSession(wanted: (header: SessionHeader) => boolean, env: Env = process.env): SessionSummary | undefined {
+  const directory = sessionsDirectory(env)
+  let names: string[]
+  try {
+    names = readdirSync(directory)
+  } catch {
+    return undefined
+  }
+  let best: { header: SessionHeader; path: string } | undefined
+  for (const name of names) {
+    if (!name.endsWith(".jsonl")) continue
+    const path = join(directory, name)
+    const header = readHeader(path)
+    if (header && wanted(header) && (!best || header.started > best.header.started)) best = { header, path }
+  }
+  return best && summarize(best.path)
+}
+
+function readHeader(path: string): SessionHeader | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, "r")
+  } catch {
+    return undefined
+  }
+  try {
+    let head = readRange(fd, 0, HEAD_BYTES)
+    if (!head.includes("\n")) head = readRange(fd, 0, 1 << 20)
+    const newline = head.indexOf("\n")
+    const line = newline === -1 ? undefined : parseLine(head.slice(0, newline))
+    return line?.type === "header" ? line : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** The session whose id is `id` or starts with it; one clear error when none or several match. */
 export function findSession(id: string, env: Env = process.env): SessionSummary {
   const wanted = id.trim().toLowerCase()
