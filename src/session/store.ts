@@ -74,9 +74,8 @@ export function hostName(): string {
 /**
  * The summary of one transcript: its header, its totals and its status. Status rules: `running`
  * while the process that last wrote it has not closed it and is alive; otherwise the end of its
- * last run —
- * AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another AgentError
- * `failed`, no end at all (killed, crashed) `interrupted`.
+ * last run — AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another
+ * AgentError `failed`, no end at all (killed, crashed) `interrupted`.
  */
 export function summarize(path: string): SessionSummary | undefined {
   let fd: number
