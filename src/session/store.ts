@@ -33,7 +33,8 @@ export interface SessionSummary extends SessionTotals {
 }
 
 const HEAD_BYTES = 2 * 1024
-const TAIL_BYTES = 8 * 1024
+/** A finished run ends with its AgentFinished, totals and close lines: the last 2 KiB hold them. */
+const TAIL_STEPS = [2 * 1024, 32 * 1024]
 
 /** One buffer for the small reads of a listing, grown when a whole file must be read. */
 let scratch = Buffer.allocUnsafe(16 * 1024)
@@ -92,9 +93,14 @@ export function summarize(path: string): SessionSummary | undefined {
     const newline = head.indexOf("\n")
     const header = newline === -1 ? undefined : parseLine(head.slice(0, newline))
     if (!header || header.type !== "header") return undefined
-    let facts = tailFacts(size <= TAIL_BYTES ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - TAIL_BYTES, TAIL_BYTES)))
-    // A tail of one long line (a huge script output) may hold none of the facts: read it all.
-    if (size > TAIL_BYTES && (!facts.totals || !facts.open || !facts.end)) facts = tailFacts(readRange(fd, 0, size))
+    // Wider reads from the end until the facts are found (a long last line, a run still going),
+    // the whole file last.
+    let facts: TailFacts = {}
+    for (const step of [...TAIL_STEPS, size]) {
+      const whole = step >= size
+      facts = tailFacts(whole ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - step, step)))
+      if (whole || (facts.totals && facts.open && facts.end)) break
+    }
     // A writer that closed the file is not asked after: most sessions cost no liveness check.
     const status: SessionStatus =
       !facts.closed && facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
