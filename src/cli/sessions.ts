@@ -7,7 +7,7 @@ import { defineCommand } from "citty"
 import { realpathSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
-import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
+import type { OutputFormat } from "../output/format.ts"
 import { visible } from "../output/visible.ts"
 import { findSession, listSessions, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
@@ -30,7 +30,7 @@ export default defineCommand({
     if (words[0] !== "show") throw new UsageError(`unknown sessions action "${words[0]}": use clanka sessions, or clanka sessions show ID`)
     if (words[1] === undefined) throw new UsageError("missing ID: clanka sessions show ID (see clanka sessions)")
     if (args.all) throw new UsageError("--all applies to the list, not to clanka sessions show")
-    return await show(words[1], format(args.output, Boolean(args.json)))
+    return await show(words[1], args.output, Boolean(args.json))
   },
 })
 
@@ -69,7 +69,10 @@ function list(json: boolean, all: boolean): number {
   return ExitCode.ok
 }
 
-async function show(id: string, output: OutputFormat): Promise<number> {
+async function show(id: string, option: string | undefined, json: boolean): Promise<number> {
+  // The formatters are loaded only to replay: a listing does without them.
+  const { createFormatter, outputFormats } = await import("../output/format.ts")
+  const output = format(option, json, outputFormats)
   const session = findSession(id)
   const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr })
   for (const line of parseTranscript(await readFile(session.path, "utf8"))) if (line.type === "event") print(line.event)
@@ -116,7 +119,7 @@ function realDirectory(directory: string): string {
   }
 }
 
-function format(output: string | undefined, json: boolean): OutputFormat {
+function format(output: string | undefined, json: boolean, outputFormats: readonly OutputFormat[]): OutputFormat {
   if (json) {
     if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
     return "ndjson"
