@@ -49,9 +49,10 @@ function list(json: boolean, all: boolean): number {
     process.stderr.write(all ? `no sessions in ${sessionsDirectory()}\n` : `no sessions of ${realDirectory(process.cwd())} (clanka sessions --all lists every directory)\n`)
     return ExitCode.ok
   }
+  const now = Date.now()
   const rows = sessions.map((session) => [
     session.id.slice(0, 8),
-    localTime(session.header.started),
+    age(session.header.started, now),
     session.status,
     String(session.turns),
     session.costUsd === null ? "-" : `$${session.costUsd.toFixed(4)}`,
@@ -104,11 +105,17 @@ function place(session: SessionSummary): string {
   return directory
 }
 
-/** `2026-11-23 23:15` in the local time zone. */
-function localTime(iso: string): string {
-  const date = new Date(iso)
-  const two = (n: number) => String(n).padStart(2, "0")
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`
+/**
+ * How long ago a session started: `40 s ago`, `5 min ago`, `3 h ago`, `4 d ago`, then the date.
+ * Relative, like `docker ps`: no time zone to load (ICU's zone data costs a listing ~20 ms).
+ */
+function age(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
+  if (seconds < 60) return `${seconds} s ago`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`
+  if (seconds < 30 * 86_400) return `${Math.floor(seconds / 86_400)} d ago`
+  return iso.slice(0, 10)
 }
 
 function realDirectory(directory: string): string {

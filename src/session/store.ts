@@ -169,7 +169,7 @@ export function listSessions(env: Env = process.env): SessionSummary[] {
   const sessions: SessionSummary[] = []
   for (const name of names) {
     if (!name.endsWith(".jsonl")) continue
-    const summary = summarize(join(directory, name))
+    const summary = summarize(`${directory}/${name}`)
     if (summary) sessions.push(summary)
   }
   return sessions.sort((a, b) => (a.header.started < b.header.started ? 1 : a.header.started > b.header.started ? -1 : 0))

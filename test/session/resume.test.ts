@@ -88,7 +88,7 @@ test("--continue takes the newest session of this directory; --fork copies one i
   expect(here.stdout.split("\n")[0]).toMatch(/^ID +STARTED +STATUS +TURNS +COST +MODEL +PROMPT$/)
   const rows = here.stdout.trimEnd().split("\n").slice(1)
   expect(rows.map((row) => row.slice(0, 8))).toEqual([forkId.slice(0, 8), b.slice(0, 8)])
-  expect(rows[0]).toMatch(/ finished +2 +\$0\.\d{4} +anthropic\/claude-sonnet-4-5 +in other$/)
+  expect(rows[0]).toMatch(/^[0-9a-f]{8}  \d+ s ago +finished +2 +\$0\.\d{4} +anthropic\/claude-sonnet-4-5 +in other$/)
   const all = events(await clanka(["sessions", "--json", "--all"], { env: served.env, cwd: root }))
   expect(all.map((row) => row.id)).toEqual([forkId, b, a])
   const none = await clanka(["sessions"], { env: served.env, cwd: root })
