@@ -26,6 +26,8 @@ const runs = 20
 const done: FakeTurn = { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }
 const server = await startFakeModel("anthropic", Array.from({ length: 2 * runs + 10 }, () => done))
 const directory = mkdtempSync(join(tmpdir(), "clanka-bench-"))
+// Runs are saved as sessions, as by default, but not into the user's own state directory.
+const stateHome = mkdtempSync(join(tmpdir(), "clanka-bench-state-"))
 const wallMs: number[] = []
 const rssMiB: number[] = []
 const wallOffMs: number[] = []
@@ -34,7 +36,7 @@ for (let i = 0; i < 2 * (runs + 3); i++) {
   const off = i % 2 === 1
   const started = performance.now()
   const child = Bun.spawn([...command, "run", ...(off ? ["--sandbox", "off"] : []), "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
-    env: { ...process.env, ...server.env },
+    env: { ...process.env, ...server.env, CLANKA_HOME: stateHome },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "ignore",
@@ -52,6 +54,7 @@ for (let i = 0; i < 2 * (runs + 3); i++) {
 }
 await server.close()
 rmSync(directory, { recursive: true, force: true })
+rmSync(stateHome, { recursive: true, force: true })
 
 // 2. The fixed part of the first request: system prompt (no AGENTS.md) and the tool schema.
 const system = buildSystemPrompt({ toolsDts: builtinRegistry().dts, agentsMd: null, directory: "/repo" })

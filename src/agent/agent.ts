@@ -4,12 +4,15 @@ import type { Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { AgentEvent } from "./events.ts"
-import { runLoop, type LoopShared } from "./loop.ts"
+import { compactRun, runLoop, type LoopShared } from "./loop.ts"
+import { defaultCompactAt } from "./compaction.ts"
 import { OutputLock } from "./output-lock.ts"
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
 import { type AgentHost, type HostEntry, hostsSection, prepareHosts } from "./hosts.ts"
 import { UsageTotals } from "./usage.ts"
+import { Budget } from "./budget.ts"
+import type { SessionSink } from "../session/recorder.ts"
 
 export interface AgentOptions {
   executor: Executor
@@ -36,6 +39,16 @@ export interface AgentOptions {
    * `delegate(task, { host })`. Ignored with fewer than two.
    */
   hosts?: readonly AgentHost[]
+  /** Saves the history and the events as they happen; its id is the session id. */
+  session?: SessionSink
+  /** The history to go on from (a resumed or forked session). */
+  history?: Message[]
+  /** The session this agent's history came from: AgentStart's `resumedFrom` (default null). */
+  resumedFrom?: string | null
+  /** Stop after the script in flight once the run (sub-agents included) has cost this much. */
+  maxBudgetUsd?: number
+  /** Compact the history before a request estimated above this many tokens (default 80 % of the window). */
+  compactAt?: number
 }
 
 export interface SendOptions {
@@ -51,6 +64,11 @@ export interface Agent {
   send(prompt: string, options?: SendOptions): AsyncIterable<AgentEvent>
   /** Queues a message for the running agent: it cuts the stream at the next block end. */
   steer(message: string): void
+  /**
+   * Summarises the older history now (/compact): yields a Compaction event, or nothing when the
+   * history is too short to compact; rejects when the summary request fails.
+   */
+  compact(options?: SendOptions): AsyncIterable<AgentEvent>
 }
 
 export const DEFAULT_TURN_TIMEOUT_MS = 300_000
@@ -60,12 +78,25 @@ function shortId(): string {
 }
 
 export function createAgent(options: AgentOptions): Agent {
-  const sessionId = crypto.randomUUID()
-  const history: Message[] = []
+  const session = options.session
+  const sessionId = session?.id ?? crypto.randomUUID()
+  const history: Message[] = options.history ? [...options.history] : []
   const steering: string[] = []
   let capabilities: Promise<Capabilities> | undefined
   let hostsReady: Promise<HostEntry[]> | undefined
   let running = false
+  let subagentCounter = 0
+  const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
+  const mainSystem = (caps: Capabilities, hosts?: readonly HostEntry[]) =>
+    buildSystemPrompt({
+      toolsDts: caps.toolsDts,
+      agentsMd: caps.agentsMd,
+      directory: caps.directory,
+      conversation: options.conversation ?? false,
+      ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
+      ...(options.system === undefined ? {} : { extra: options.system }),
+      ...(hosts ? { hosts: hostsSection(hosts) } : {}),
+    })
 
   async function* send(prompt: string, sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
     if (running) throw new ClankaError("the agent is already running; use steer() to add a message")
@@ -77,10 +108,14 @@ export function createAgent(options: AgentOptions): Agent {
     else outer?.addEventListener("abort", onAbort, { once: true })
 
     const queue = new AsyncQueue<AgentEvent>()
-    const lock = new OutputLock((event) => queue.push(event))
+    const lock = new OutputLock((event) => {
+      session?.event(event)
+      queue.push(event)
+    })
     const id = shortId()
     const started = performance.now()
-    const usage = new UsageTotals(options.model)
+    const budget = options.maxBudgetUsd === undefined ? undefined : new Budget(options.maxBudgetUsd)
+    const usage = new UsageTotals(options.model, budget)
 
     const subagents = new Set<Promise<unknown>>()
     /**
@@ -105,11 +140,11 @@ export function createAgent(options: AgentOptions): Agent {
           provider: options.model.provider,
           model: options.model.id,
           sessionId,
+          resumedFrom: options.resumedFrom ?? null,
           directory: caps.directory,
           tools: toolNames,
           sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
         })
-        let counter = 0
         const shared: LoopShared = {
           executor: options.executor,
           toolNames,
@@ -127,23 +162,18 @@ export function createAgent(options: AgentOptions): Agent {
           maxNudges: options.maxNudges ?? 2,
           outputLimitBytes: options.outputLimitBytes ?? 64 * 1024,
           lock,
-          nextSubagentId: (parent) => `${parent}.${++counter}`,
+          nextSubagentId: (parent) => `${parent}.${++subagentCounter}`,
           subagents,
           ...(hosts ? { hosts, host: hosts[0]!.name } : {}),
+          ...(budget ? { budget } : {}),
+          subagentCompactAt: options.compactAt ?? defaultCompactAt((options.subagentModel ?? options.model).contextWindow),
         }
         history.push({ role: "user", content: prompt })
+        session?.message({ role: "user", content: prompt })
         const result = await runLoop(shared, {
           id,
           model: options.model,
-          system: buildSystemPrompt({
-            toolsDts: caps.toolsDts,
-            agentsMd: caps.agentsMd,
-            directory: caps.directory,
-            conversation: options.conversation ?? false,
-            ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
-            ...(options.system === undefined ? {} : { extra: options.system }),
-            ...(hosts ? { hosts: hostsSection(hosts) } : {}),
-          }),
+          system: mainSystem(caps, hosts),
           messages: history,
           conversation: options.conversation ?? false,
           ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
@@ -151,6 +181,8 @@ export function createAgent(options: AgentOptions): Agent {
           usage,
           emit: (part) => lock.emit(id, part),
           steering,
+          ...(session ? { session } : {}),
+          compactAt,
         })
         await stopSubagents()
         lock.emit(id, {
@@ -189,10 +221,54 @@ export function createAgent(options: AgentOptions): Agent {
     }
   }
 
+  async function* compact(sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
+    if (running) throw new ClankaError("the agent is running; compact between prompts")
+    running = true
+    const events: AgentEvent[] = []
+    const emit = (event: AgentEvent) => {
+      session?.event(event)
+      events.push(event)
+    }
+    try {
+      const caps = await (capabilities ??= options.executor.capabilities())
+      const signal = sendOptions.signal ?? new AbortController().signal
+      const shared: LoopShared = {
+        executor: options.executor,
+        toolNames: [],
+        subagentModel: options.model,
+        subagentSystem: "",
+        turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
+        retry: { ...DEFAULT_RETRY, ...options.retry },
+        maxNudges: 0,
+        outputLimitBytes: 0,
+        lock: new OutputLock(emit),
+        nextSubagentId: (parent) => parent,
+        subagents: new Set(),
+        subagentCompactAt: compactAt,
+      }
+      await compactRun(shared, {
+        id: shortId(),
+        model: options.model,
+        system: mainSystem(caps),
+        messages: history,
+        conversation: true,
+        signal,
+        usage: new UsageTotals(options.model),
+        emit,
+        ...(session ? { session } : {}),
+        compactAt,
+      }, 0) // asked for: keep only the newest turn
+    } finally {
+      running = false
+    }
+    yield* events
+  }
+
   return {
     sessionId,
     history,
     send,
+    compact,
     steer(message: string) {
       if (message.trim()) steering.push(message)
     },

@@ -36,6 +36,8 @@ export type ContentPart =
   | ({ _tag: "Usage"; durationMs: number } & RunUsage)
   | { _tag: "ErrorRetry"; error: RetryInfo }
   | { _tag: "StructuredOutput"; value: unknown }
+  /** The history was summarised: estimated input tokens before and after, and how long it took. */
+  | { _tag: "Compaction"; beforeTokens: number; afterTokens: number; durationMs: number }
 
 export type SubagentEvent =
   /** `host`: the sub-agent's scripts run on that host of the run (delegate(task, { host })). */
@@ -51,6 +53,11 @@ export type AgentEvent =
       provider: string
       model: string
       sessionId: string
+      /**
+       * The saved session this run goes on from (--resume, --continue, --fork), or null. The agent
+       * always sets it; optional only so that hand-made events (tests, library users) stay valid.
+       */
+      resumedFrom?: string | null
       directory: string
       tools: string[]
       /** The sandbox the executor runs scripts in (`off`: none). */

@@ -1,6 +1,6 @@
 import { ClankaError, ExitCode } from "../errors.ts"
 import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf } from "../contract.ts"
-import type { Message, Model } from "../providers/model.ts"
+import type { Message, Model, ToolSpec } from "../providers/model.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import type { ContentPart } from "./events.ts"
@@ -12,6 +12,9 @@ import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./
 import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { findHost, listHosts, type HostEntry } from "./hosts.ts"
+import type { SessionSink } from "../session/recorder.ts"
+import type { Budget } from "./budget.ts"
+import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -33,6 +36,10 @@ export interface LoopShared {
   /** The run's hosts when it has several (hosts.ts); `host` is the one `executor` is. */
   hosts?: readonly HostEntry[]
   host?: string
+  /** --max-budget-usd: checked before each model turn and after each script. */
+  budget?: Budget
+  /** The compaction threshold of sub-agents, in estimated input tokens. */
+  subagentCompactAt: number
 }
 
 interface LoopRun {
@@ -47,6 +54,12 @@ interface LoopRun {
   emit(part: ContentPart): void
   /** Steering messages typed while the agent works (top-level agent only). */
   steering?: string[]
+  /** The session that saves this history (top-level agent only). */
+  session?: Pick<SessionSink, "message" | "output" | "compaction">
+  /** Compact the history before a request estimated above this many input tokens. */
+  compactAt: number
+  /** What the provider reported for the latest request: the base of the next estimate. */
+  anchor?: Anchor
 }
 
 interface LoopResult {
@@ -69,18 +82,32 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
   let turns = 0
   let nudges = 0
   let schemaFailures = 0
+  let compactedForLength = false
   while (true) {
     if (run.steering?.length) {
-      for (const line of run.steering.splice(0)) run.messages.push({ role: "user", content: line })
+      for (const line of run.steering.splice(0)) addMessage(run, { role: "user", content: line })
     }
+    checkBudget(shared)
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
       throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
     }
-    const turn = await turnWithRetries(shared, run)
+    if (!compactedForLength && estimateTokens(run.system, run.messages, run.anchor) > run.compactAt) await compactRun(shared, run)
+    let turn: TurnResult
+    try {
+      turn = await turnWithRetries(shared, run)
+    } catch (error) {
+      // "Prompt too long": compact and retry once instead of ending the run.
+      if (!(error instanceof PromptTooLongError) || compactedForLength) throw error
+      compactedForLength = true
+      if (!(await compactRun(shared, run))) throw error
+      continue
+    }
+    compactedForLength = false
     turns++
     run.usage.add(turn.usage)
     run.emit({ _tag: "Usage", ...run.usage.snapshot(), durationMs: Math.round(turn.durationMs) })
-    if (turn.content.length) run.messages.push({ role: "assistant", content: turn.content })
+    if (turn.content.length) addMessage(run, { role: "assistant", content: turn.content })
+    run.anchor = { count: run.messages.length, tokens: run.usage.contextTokens }
     if (turn.stop === "steered") continue
 
     if (turn.toolCalls.length === 0) {
@@ -91,7 +118,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
       if (run.conversation) return { summary: text, turns }
       if (nudges < shared.maxNudges) {
         nudges++
-        run.messages.push({ role: "user", content: NUDGE })
+        addMessage(run, { role: "user", content: NUDGE })
         continue
       }
       if (run.jsonSchema !== undefined) throw new RunError("the model stopped without a result for --json-schema")
@@ -134,6 +161,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         answer(run, call, content)
         // taskComplete ends the run after the current script: later scripts do not run.
         if (completed !== undefined) break
+        checkBudget(shared)
         if (rejected && ++schemaFailures >= MAX_SCHEMA_TRIES) {
           throw new RunError(`the result did not match --json-schema after ${MAX_SCHEMA_TRIES} tries: ${rejected.join("; ")}`)
         }
@@ -153,13 +181,27 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
   }
 }
 
+function checkBudget(shared: LoopShared): void {
+  try {
+    shared.budget?.check()
+  } catch (error) {
+    throw new RunError((error as Error).message)
+  }
+}
+
 /**
  * The one place a tool result is recorded: the model gets `content`, and an `execute` call (whose
  * Script block the stream showed) gets the same text as its ScriptOutput.
  */
 function answer(run: LoopRun, call: ToolCall, content: string): void {
   if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content })
-  run.messages.push({ role: "tool", toolCallId: call.id, content })
+  addMessage(run, { role: "tool", toolCallId: call.id, content })
+}
+
+/** Every history item goes through here, so a session saves it as it is added. */
+function addMessage(run: LoopRun, message: Message): void {
+  run.messages.push(message)
+  run.session?.message(message)
 }
 
 function checkStructured(schema: unknown, text: string): { ok: true; value: unknown } | { ok: false; errors: string[] } {
@@ -185,7 +227,47 @@ const CUT_FOR_STEERING = "(not run: the response was cut off for your new messag
 const CUT_FOR_INTERRUPT = "(not run: interrupted by the user)"
 const CUT_FOR_ERROR = "(not run: the response was cut off)"
 
-async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnResult> {
+/** The provider refused the request as too long for the model's context. */
+class PromptTooLongError extends RunError {
+  override name = "PromptTooLongError"
+}
+
+/**
+ * Replaces the older history with a summary the model writes, keeping the newest turns that fit
+ * in `keepTokens` (at least the newest one); false when there is nothing older to summarise.
+ */
+export async function compactRun(shared: LoopShared, run: LoopRun, keepTokens = Math.floor(run.compactAt * 0.3)): Promise<boolean> {
+  const started = performance.now()
+  const before = estimateTokens(run.system, run.messages, run.anchor)
+  const start = tailStart(run.messages, keepTokens)
+  if (start < 2) return false
+  const turn = await turnWithRetries(
+    shared,
+    {
+      ...run,
+      system: COMPACTION_SYSTEM,
+      messages: summaryRequest(run.messages.slice(1, start), run.compactAt),
+      emit: (part) => {
+        if (part._tag === "ErrorRetry") run.emit(part)
+      },
+      steering: [],
+    },
+    [],
+  )
+  run.usage.addSpent(turn.usage)
+  const summary = turn.content.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n").trim()
+  if (!summary) throw new RunError("the history could not be compacted: the model wrote an empty summary")
+  const history: Message[] = [run.messages[0]!, { role: "user", content: `${SUMMARY_HEADER}\n\n${summary}` }, ...run.messages.slice(start)]
+  run.messages.splice(0, run.messages.length, ...history)
+  run.session?.compaction(history)
+  run.anchor = undefined
+  const after = estimateTokens(run.system, run.messages)
+  run.usage.contextTokens = after
+  run.emit({ _tag: "Compaction", beforeTokens: before, afterTokens: after, durationMs: Math.round(performance.now() - started) })
+  return true
+}
+
+async function turnWithRetries(shared: LoopShared, run: LoopRun, tools: ToolSpec[] = [EXECUTE_TOOL]): Promise<TurnResult> {
   for (let attempt = 0; ; attempt++) {
     let scripts = 0
     const dropScripts = (output: string) => {
@@ -196,7 +278,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
         model: run.model,
         system: run.system,
         messages: run.messages,
-        tools: [EXECUTE_TOOL],
+        tools,
         signal: run.signal,
         timeoutMs: shared.turnTimeoutMs,
         emit: (part) => {
@@ -217,7 +299,7 @@ async function turnWithRetries(shared: LoopShared, run: LoopRun): Promise<TurnRe
       const error = asModelError(raw)
       if (!error.retryable) {
         dropScripts(CUT_FOR_ERROR)
-        throw new RunError(error.message)
+        throw isPromptTooLong(error) ? new PromptTooLongError(error.message) : new RunError(error.message)
       }
       if (attempt >= shared.retry.maxRetries) {
         dropScripts(CUT_FOR_ERROR)
@@ -276,6 +358,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       },
     })) {
       cap.push(text)
+      run.session?.output(call.id, text)
     }
   } catch (error) {
     if (error instanceof CancelledError || run.signal.aborted)
@@ -335,7 +418,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string,
   const id = shared.nextSubagentId(parent.id)
   const model = shared.subagentModel
   shared.lock.emit(id, { _tag: "SubagentStart", id, prompt, provider: model.provider, model: model.id, ...(host === undefined ? {} : { host }) })
-  const usage = new UsageTotals(model)
+  const usage = new UsageTotals(model, shared.budget)
   try {
     const result = await runLoop(shared, {
       id,
@@ -343,6 +426,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string,
       system: shared.subagentSystem,
       messages: [{ role: "user", content: prompt }],
       conversation: false,
+      compactAt: shared.subagentCompactAt,
       signal: parent.signal,
       usage,
       emit: (part) => shared.lock.emit(id, { _tag: "SubagentPart", id, part }, part),

@@ -1,6 +1,7 @@
 import type { Model, TokenUsage } from "../providers/model.ts"
 import { costUsd } from "../providers/prices.ts"
 import type { RunUsage } from "./events.ts"
+import type { Budget } from "./budget.ts"
 
 /** Token and cost totals of one run (sub-agents' totals are added to their parent's). */
 export class UsageTotals {
@@ -13,12 +14,25 @@ export class UsageTotals {
   contextTokens = 0
 
   /** Totals of runs on `model`; every response added is priced as that model's. */
-  constructor(private readonly model: Pick<Model, "provider" | "id" | "contextWindow">) {}
+  constructor(
+    private readonly model: Pick<Model, "provider" | "id" | "contextWindow">,
+    /** The run's budget, told of every response's cost as it is added (sub-agents share it). */
+    private readonly budget?: Budget,
+  ) {}
 
   /** One response (or the part of one a failure left): also the latest context size. */
   add(usage: TokenUsage): void {
-    this.sum(usage, costUsd(this.model.provider, this.model.id, usage))
+    const cost = costUsd(this.model.provider, this.model.id, usage)
+    this.budget?.add(cost)
+    this.sum(usage, cost)
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
+  }
+
+  /** A response that is not part of the conversation (a compaction summary): counted and priced, context unchanged. */
+  addSpent(usage: TokenUsage): void {
+    const cost = costUsd(this.model.provider, this.model.id, usage)
+    this.budget?.add(cost)
+    this.sum(usage, cost)
   }
 
   /** A sub-agent's totals, priced already. */

@@ -14,6 +14,7 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   executor: () => import("./executor.ts").then((m) => m.default),
   config: () => import("./config.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
+  sessions: () => import("./sessions.ts").then((m) => m.default),
   help: () => import("./help.ts").then((m) => m.default),
 }
 

@@ -45,6 +45,18 @@ MCP
   await mcp.<name>.<tool>(args); clanka tool mcp.<name>.<tool> JSON calls one tool.
   clanka mcp serves execute itself as an MCP tool on stdio (-C, --ssh, --sandbox apply).
 
+SESSIONS (run)
+
+  Every run is saved as it happens (one JSONL file per session, directory 0700, files 0600, no
+  keys) in $CLANKA_HOME/sessions, else $XDG_STATE_HOME/clanka/sessions, else
+  ~/.local/state/clanka/sessions.
+  --continue         go on from the newest session of this directory (or --ssh/--executor target)
+  --resume ID        go on from session ID (a unique prefix is enough), same id
+  --fork ID          a new session starting from a copy of session ID
+  --no-session       keep the run in memory only (also CLANKA_NO_SESSION=1)
+  clanka sessions [--json] [--all]        list sessions (this directory's, or all)
+  clanka sessions show ID [--json|-o F]   replay a session's events
+
 ENVIRONMENT
 
   ANTHROPIC_API_KEY          key of the anthropic/… models
@@ -61,6 +73,9 @@ ENVIRONMENT
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
   XDG_CONFIG_HOME            where the user's clanka/config.json is (default ~/.config)
+  CLANKA_HOME                where sessions are saved ($CLANKA_HOME/sessions)
+  XDG_STATE_HOME             sessions in $XDG_STATE_HOME/clanka/sessions (default ~/.local/state)
+  CLANKA_NO_SESSION=1        do not save runs
   NO_COLOR                   no colours
   CLANKA_DEBUG=1             add the stack trace to an error
 

@@ -8,9 +8,11 @@ import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
+import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
+import { openSession, sessionArgs, sessionSource, type SessionFlags } from "./session-flags.ts"
 
 export default defineCommand({
   meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
@@ -25,6 +27,9 @@ export default defineCommand({
     "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
     "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
+    ...sessionArgs,
+    "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
+    "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
   },
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
@@ -54,7 +59,7 @@ function defaultModel(env: Record<string, string | undefined>): string | undefin
   return undefined
 }
 
-interface RunArgs {
+interface RunArgs extends SessionFlags {
   prompt?: string
   model?: string
   "subagent-model"?: string
@@ -66,12 +71,17 @@ interface RunArgs {
   "max-turns"?: string
   "turn-timeout"?: string
   system?: string
+  "max-budget-usd"?: string
+  "compact-at"?: string
 }
 
 async function runAgent(args: RunArgs, format: OutputFormat, configModel?: string): Promise<number> {
   // Flags first: a bad value is refused whatever the environment holds.
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
+  const compactAt = positiveWholeNumber("--compact-at", args["compact-at"])
+  // A resumed session brings its model and executor unless the flags name others.
+  const source = sessionSource(args)
   const { resolveModel } = await import("../providers/resolve.ts")
   const spec = args.model || process.env.CLANKA_MODEL || configModel || defaultModel(process.env)
   if (!spec) {
@@ -81,6 +91,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
   }
   const model = resolveModel(spec)
   const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
+  const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
 
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
@@ -90,9 +101,14 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
   const sshList = sshHosts(args)
   const hosts = sshList.length > 1 ? await openHosts(args, sshList, { searchLikely: true }) : undefined
   const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true })
+  let session: Awaited<ReturnType<typeof openSession>> | undefined
   const interrupt = catchInterrupts()
   try {
+    session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
     const agent = createAgent({
+      ...(session.recorder ? { session: session.recorder } : {}),
+      ...(session.history ? { history: session.history } : {}),
+      resumedFrom: session.resumedFrom,
       executor,
       ...(hosts ? { hosts } : {}),
       model,
@@ -102,6 +118,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
       ...(maxTurns === undefined ? {} : { maxTurns }),
       ...(turnTimeoutMs === undefined ? {} : { turnTimeoutMs }),
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
+      ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
+      ...(compactAt === undefined ? {} : { compactAt }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
@@ -110,6 +128,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, configModel?: strin
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
     await Promise.all((hosts?.map((host) => host.executor) ?? [executor]).map((each) => each.close()))
+    session?.recorder?.close()
     interrupt.dispose()
   }
 }
@@ -164,10 +183,30 @@ async function converse(
     rl.on("line", (input) => {
       const line = input.trim()
       if (line === "/exit" || line === "/quit") return rl.close()
+      if (line === "/compact" && !current) return void compactNow()
       if (!line) return current ? undefined : rl.prompt()
       if (current) agent.steer(line)
       else start(line)
     })
+    // /compact: summarise the older history now, between prompts.
+    const compactNow = async () => {
+      current = new AbortController()
+      const signal = current.signal
+      let compacted = false
+      turn = (async () => {
+        try {
+          for await (const event of agent.compact({ signal })) {
+            compacted = true
+            print(event)
+          }
+          if (!compacted) process.stderr.write("clanka: nothing to compact yet\n")
+        } catch (error) {
+          process.stderr.write(`clanka: ${visible(signal.aborted ? "compaction interrupted" : (error as Error).message)}\n`)
+        }
+        current = undefined
+        if (!closed) rl.prompt()
+      })()
+    }
     rl.on("SIGINT", () => {
       if (current) current.abort()
       else rl.close()
@@ -232,4 +271,19 @@ function positiveWholeNumber(flag: string, value: string | undefined): number | 
   const n = Number(value)
   if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${value}"`)
   return n
+}
+
+/** A budget that cannot be enforced (a model without a price) is refused, not ignored. */
+function budgetFlag(value: string | undefined, models: Model[]): number | undefined {
+  if (value === undefined) return undefined
+  const usd = Number(value)
+  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`--max-budget-usd takes a positive amount in US dollars, got "${value}"`)
+  for (const model of models) {
+    if (modelInfo(model.provider, model.id) === null) {
+      throw new UsageError(
+        `--max-budget-usd cannot be enforced: ${model.provider}/${model.id} has no price in clanka's table (its cost is unknown); drop the flag or choose a priced model`,
+      )
+    }
+  }
+  return usd
 }

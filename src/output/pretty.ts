@@ -146,6 +146,10 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         newline()
         write(`${lead}${c.yellow(`⚠ ${visible(event.error.message)}; retrying`)}\n`)
         return
+      case "Compaction":
+        newline()
+        write(`${lead}${c.dim(`⟲ history compacted: ${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens (${elapsed(event.durationMs)})`)}\n`)
+        return
       case "StructuredOutput":
         newline()
         write(`${lead}${visible(JSON.stringify(event.value, null, 2))}\n`)

@@ -1,0 +1,111 @@
+/**
+ * `clanka run`'s session flags: every run is saved unless --no-session (or CLANKA_NO_SESSION=1);
+ * --continue, --resume ID and --fork ID go on from a saved session. A resumed or forked run uses
+ * the session's model and executor unless the command line names others.
+ */
+import { realpathSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { resolve } from "node:path"
+import { UsageError } from "../errors.ts"
+import type { Message } from "../providers/model.ts"
+import { historyOf } from "../session/history.ts"
+import { SessionRecorder } from "../session/recorder.ts"
+import { findSession, newestSession, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
+import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
+
+export const sessionArgs = {
+  continue: { type: "boolean", description: "go on from the newest session of this directory (or --ssh/--executor target)" },
+  resume: { type: "string", description: "go on from session ID (a unique prefix is enough; see clanka sessions)", valueHint: "ID" },
+  fork: { type: "string", description: "start a new session from a copy of session ID", valueHint: "ID" },
+  session: {
+    type: "boolean",
+    description: "save this run as a session (the default)",
+    negativeDescription: "keep this run in memory only (also CLANKA_NO_SESSION=1)",
+    default: true,
+  },
+} as const
+
+export interface SessionFlags {
+  continue?: boolean
+  resume?: string
+  fork?: string
+  session?: boolean
+  model?: string
+  "subagent-model"?: string
+  directory?: string
+  executor?: string
+  ssh?: string
+  "remote-bin"?: string
+}
+
+export interface SessionPlan {
+  /** Saves the run; absent with --no-session. */
+  recorder?: SessionRecorder
+  history?: Message[]
+  resumedFrom: string | null
+}
+
+/**
+ * The saved session the flags name, if any. The flags are filled in from it: its model and its
+ * executor, where the command line does not choose them.
+ */
+export function sessionSource(args: SessionFlags): SessionSummary | undefined {
+  const chosen = [args.continue ? "--continue" : undefined, args.resume !== undefined ? "--resume" : undefined, args.fork !== undefined ? "--fork" : undefined].filter(Boolean)
+  if (chosen.length > 1) throw new UsageError(`${chosen.join(" and ")} each choose the session to go on from; pass only one`)
+  if (chosen.length === 0) return undefined
+  if (args.session === false) throw new UsageError(`--no-session cannot be used with ${chosen[0]}: a resumed session is saved as it goes on`)
+  let source: SessionSummary
+  if (args.continue) {
+    const place = placeOf(args)
+    const found = newestSession((header) => samePlace(header, place))
+    if (!found) {
+      const where = place.executor.kind === "local" ? place.directory : place.executor.kind === "ssh" ? `--ssh ${place.executor.target}` : `--executor ${JSON.stringify(place.executor.command)}`
+      throw new UsageError(`no session to continue for ${where} in ${sessionsDirectory()} (see clanka sessions --all)`)
+    }
+    source = found
+  } else source = findSession((args.resume ?? args.fork)!)
+  const header = source.header
+  if (args.executor === undefined && args.ssh === undefined && args.directory === undefined) {
+    if (header.executor.kind === "ssh") {
+      args.ssh = header.executor.target
+      if (!header.executor.target.includes(":")) args.directory = header.directory
+      if (args["remote-bin"] === undefined && header.executor.remoteBin !== undefined) args["remote-bin"] = header.executor.remoteBin
+    } else if (header.executor.kind === "command") args.executor = header.executor.command
+    else args.directory = header.directory
+  }
+  if (!args.model) args.model = header.model
+  if (!args["subagent-model"] && header.subagentModel) args["subagent-model"] = header.subagentModel
+  return source
+}
+
+const HISTORY_LINES = ["message", "compaction", "output"] as const
+
+/** Opens the session the run is saved in: a new one, the source again (resume) or a copy (fork). */
+export async function openSession(args: SessionFlags, source: SessionSummary | undefined, models: { model: string; subagentModel?: string }): Promise<SessionPlan> {
+  if (!source) {
+    if (args.session === false || sessionsDisabled()) return { resumedFrom: null }
+    const place = placeOf(args)
+    return {
+      recorder: SessionRecorder.create({ cwd: process.cwd(), executor: place.executor, ...models }),
+      resumedFrom: null,
+    }
+  }
+  const history = historyOf(parseTranscript(await readFile(source.path, "utf8"), HISTORY_LINES))
+  if (args.fork !== undefined) {
+    const place = placeOf(args)
+    return { recorder: SessionRecorder.fork(source, { cwd: process.cwd(), executor: place.executor, ...models }), history, resumedFrom: source.id }
+  }
+  return { recorder: SessionRecorder.reopen(source), history, resumedFrom: source.id }
+}
+
+/** Where this invocation's scripts run, as sessions record it. */
+function placeOf(args: SessionFlags): { executor: SessionPlace; directory?: string } {
+  if (args.ssh !== undefined) return { executor: { kind: "ssh", target: args.ssh, ...(args["remote-bin"] ? { remoteBin: args["remote-bin"] } : {}) } }
+  if (args.executor !== undefined) return { executor: { kind: "command", command: args.executor } }
+  const directory = resolve(args.directory ?? ".")
+  let real = directory
+  try {
+    real = realpathSync(directory)
+  } catch {}
+  return { executor: { kind: "local" }, directory: real }
+}

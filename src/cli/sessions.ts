@@ -1,0 +1,137 @@
+/**
+ * `clanka sessions [--json] [--all]` lists saved sessions, newest first (by default those of the
+ * current directory); `clanka sessions show ID [--json | -o FORMAT]` replays one session's events
+ * through a formatter, as `clanka run` printed them.
+ */
+import { defineCommand } from "citty"
+import { realpathSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { ExitCode, UsageError } from "../errors.ts"
+import type { OutputFormat } from "../output/format.ts"
+import { visible } from "../output/visible.ts"
+import { findSession, listSessions, sessionsDirectory, type SessionSummary } from "../session/store.ts"
+import { parseTranscript } from "../session/transcript.ts"
+
+export default defineCommand({
+  meta: { name: "sessions", description: "List saved sessions, or replay one (clanka sessions show ID)" },
+  args: {
+    action: { type: "positional", required: false, description: '"show" to replay a session', valueHint: "show" },
+    id: { type: "positional", required: false, description: "the session to show (a unique prefix is enough)", valueHint: "ID" },
+    json: { type: "boolean", description: "one JSON object per line (show: the events as run --json printed them)" },
+    all: { type: "boolean", description: "sessions of every directory, not only this one" },
+    output: { type: "string", alias: "o", description: "show: pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
+  },
+  async run({ args }): Promise<number> {
+    const words: string[] = args._ ?? []
+    if (words.length === 0) {
+      if (args.output !== undefined) throw new UsageError("--output applies to clanka sessions show ID")
+      return list(Boolean(args.json), Boolean(args.all))
+    }
+    if (words[0] !== "show") throw new UsageError(`unknown sessions action "${words[0]}": use clanka sessions, or clanka sessions show ID`)
+    if (words[1] === undefined) throw new UsageError("missing ID: clanka sessions show ID (see clanka sessions)")
+    if (args.all) throw new UsageError("--all applies to the list, not to clanka sessions show")
+    return await show(words[1], args.output, Boolean(args.json))
+  },
+})
+
+function list(json: boolean, all: boolean): number {
+  let sessions = listSessions()
+  if (!all) {
+    const here = realDirectory(process.cwd())
+    sessions = sessions.filter((session) => session.header.directory === here || session.header.cwd === here)
+  }
+  // One write: a listing of many sessions must not pay a write per line.
+  if (json) {
+    process.stdout.write(sessions.map((session) => JSON.stringify(record(session)) + "\n").join(""))
+    return ExitCode.ok
+  }
+  if (sessions.length === 0) {
+    process.stderr.write(all ? `no sessions in ${sessionsDirectory()}\n` : `no sessions of ${realDirectory(process.cwd())} (clanka sessions --all lists every directory)\n`)
+    return ExitCode.ok
+  }
+  const now = Date.now()
+  const rows = sessions.map((session) => [
+    session.id.slice(0, 8),
+    age(session.header.started, now),
+    session.status,
+    String(session.turns),
+    session.costUsd === null ? "-" : `$${session.costUsd.toFixed(4)}`,
+    session.header.model,
+    ...(all ? [place(session)] : []),
+    visible(session.header.prompt),
+  ])
+  const titles = ["ID", "STARTED", "STATUS", "TURNS", "COST", "MODEL", ...(all ? ["DIRECTORY"] : []), "PROMPT"]
+  const table = [titles, ...rows]
+  const widths = titles.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
+  const lines = table.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : column === 3 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join("  ").trimEnd(),
+  )
+  process.stdout.write(lines.join("\n") + "\n")
+  return ExitCode.ok
+}
+
+async function show(id: string, option: string | undefined, json: boolean): Promise<number> {
+  // The formatters are loaded only to replay: a listing does without them.
+  const { createFormatter, outputFormats } = await import("../output/format.ts")
+  const output = format(option, json, outputFormats)
+  const session = findSession(id)
+  const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr })
+  for (const line of parseTranscript(await readFile(session.path, "utf8"))) if (line.type === "event") print(line.event)
+  return ExitCode.ok
+}
+
+function record(session: SessionSummary) {
+  const { header } = session
+  return {
+    id: session.id,
+    directory: header.directory,
+    cwd: header.cwd,
+    executor: header.executor,
+    model: header.model,
+    started: header.started,
+    turns: session.turns,
+    costUsd: session.costUsd,
+    status: session.status,
+    prompt: header.prompt,
+    forkedFrom: header.forkedFrom ?? null,
+    path: session.path,
+  }
+}
+
+function place(session: SessionSummary): string {
+  const { executor, directory } = session.header
+  if (executor.kind === "ssh") return `ssh ${executor.target}`
+  if (executor.kind === "command") return `executor ${executor.command}`
+  return directory
+}
+
+/**
+ * How long ago a session started: `40 s ago`, `5 min ago`, `3 h ago`, `4 d ago`, then the date.
+ * Relative, like `docker ps`: no time zone to load (ICU's zone data costs a listing ~20 ms).
+ */
+function age(iso: string, now: number): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
+  if (seconds < 60) return `${seconds} s ago`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`
+  if (seconds < 30 * 86_400) return `${Math.floor(seconds / 86_400)} d ago`
+  return iso.slice(0, 10)
+}
+
+function realDirectory(directory: string): string {
+  try {
+    return realpathSync(directory)
+  } catch {
+    return directory
+  }
+}
+
+function format(output: string | undefined, json: boolean, outputFormats: readonly OutputFormat[]): OutputFormat {
+  if (json) {
+    if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
+    return "ndjson"
+  }
+  if (output === undefined) return process.stdout.isTTY ? "pretty" : "text"
+  if (!(outputFormats as readonly string[]).includes(output)) throw new UsageError(`unknown output format "${output}": use one of ${outputFormats.join(", ")}`)
+  return output as OutputFormat
+}
