@@ -59,14 +59,9 @@ function defaultModel(env: Record<string, string | undefined>): string | undefin
   return undefined
 }
 
+/** The session flags name the model and the executor too: a resumed session may set them. */
 interface RunArgs extends SessionFlags {
   prompt?: string
-  model?: string
-  "subagent-model"?: string
-  directory?: string
-  executor?: string
-  ssh?: string
-  "remote-bin"?: string
   "json-schema"?: string
   "max-turns"?: string
   "turn-timeout"?: string

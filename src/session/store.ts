@@ -87,12 +87,8 @@ export function summarize(path: string): SessionSummary | undefined {
   }
   try {
     const size = fstatSync(fd).size
-    let head = readRange(fd, 0, Math.min(size, HEAD_BYTES))
-    // The header is one line; a long cwd or prompt title can take it past the first read.
-    if (!head.includes("\n") && size > HEAD_BYTES) head = readRange(fd, 0, Math.min(size, 1 << 20))
-    const newline = head.indexOf("\n")
-    const header = newline === -1 ? undefined : parseLine(head.slice(0, newline))
-    if (!header || header.type !== "header") return undefined
+    const header = headerAt(fd, size)
+    if (!header) return undefined
     // Wider reads from the end until the facts are found (a long last line, a run still going),
     // the whole file last.
     let facts: TailFacts = {}
@@ -205,14 +201,20 @@ function readHeader(path: string): SessionHeader | undefined {
     return undefined
   }
   try {
-    let head = readRange(fd, 0, HEAD_BYTES)
-    if (!head.includes("\n")) head = readRange(fd, 0, 1 << 20)
-    const newline = head.indexOf("\n")
-    const line = newline === -1 ? undefined : parseLine(head.slice(0, newline))
-    return line?.type === "header" ? line : undefined
+    return headerAt(fd, fstatSync(fd).size)
   } finally {
     closeSync(fd)
   }
+}
+
+/** The header line of an open transcript of `size` bytes, if it has a complete one. */
+function headerAt(fd: number, size: number): SessionHeader | undefined {
+  let head = readRange(fd, 0, Math.min(size, HEAD_BYTES))
+  // The header is one line; a long cwd or prompt title can take it past the first read.
+  if (!head.includes("\n") && size > HEAD_BYTES) head = readRange(fd, 0, Math.min(size, 1 << 20))
+  const newline = head.indexOf("\n")
+  const line = newline === -1 ? undefined : parseLine(head.slice(0, newline))
+  return line?.type === "header" ? line : undefined
 }
 
 /** The session whose id is `id` or starts with it; one clear error when none or several match. */
