@@ -48,7 +48,7 @@ export async function prepareHosts(hosts: readonly AgentHost[], first: Capabilit
 
 /** The system prompt's section for the agent on the first host: the hosts, hosts() and delegate's host. */
 export function hostsSection(hosts: readonly HostEntry[]): string {
-  const declare = (name: string) => renderToolDeclaration(controlTools.find((tool) => tool.name === name)!, { second: true })
+  const declare = (name: string) => renderToolDeclaration(controlTools.find((tool) => tool.name === name)!, { allArgs: true })
   return [
     `Hosts: this run spans several machines. Your scripts run on "${hosts[0]!.name}"; to work on another one, delegate a self-contained task to a sub-agent whose scripts run there: delegate(task, { host: "NAME" }) (run several at once with Promise.all).`,
     ...hosts.map((host, index) => `- ${host.name}: ${host.directory}${index === 0 ? " (your scripts run here)" : ""}`),

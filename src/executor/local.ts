@@ -95,7 +95,7 @@ export class LocalExecutor implements Executor {
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
       signal: abort.signal,
       onOutput: (text) => output.push(text),
-      onCall: (tool, params, second) => this.tools.call(tool, params, ctx, second),
+      onCall: (tool, params) => this.tools.call(tool, params, ctx),
     })
     let finished = false
     run.result.then((result) => {

@@ -2,8 +2,7 @@
 
 export type ToMain =
   | { type: "output"; runId: number; text: string }
-  /** `second`: the JSON of a second argument, for the tools that take one (`delegate(task, {host})`). */
-  | { type: "call"; runId: number; callId: number; tool: string; params: string | undefined; second?: string }
+  | { type: "call"; runId: number; callId: number; tool: string; params: string | undefined }
   /** `sent`: the worker's output counter (characters, modulo 2^32) when the script ended. */
   | { type: "done"; runId: number; sent: number }
   /**

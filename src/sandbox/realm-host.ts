@@ -17,8 +17,7 @@ import { errorMessage } from "../util/error-message.ts"
 /** What the worker learns from a script: each hook gets primitives only. */
 export interface RealmHooks {
   print(text: string): void
-  /** `second`: the JSON of a second argument, for the tools that take one (`delegate(task, {host})`). */
-  call(id: number, tool: string, params: string | undefined, second: string | undefined): void
+  call(id: number, tool: string, params: string | undefined): void
   done(): void
   /** `thrown`: the error's name, message and stack, or how a non-error value shows. */
   fail(prefix: string, thrown: { name?: string; message: string; stack?: string } | { shown: string }, reusable: boolean): void
@@ -90,9 +89,9 @@ export function createRealm(toolNames: readonly string[], spread: readonly strin
         return ""
       }
     },
-    call(id: unknown, tool: unknown, params: unknown, second: unknown) {
+    call(id: unknown, tool: unknown, params: unknown) {
       try {
-        hooks.call(num(id), str(tool), typeof params === "string" ? params : undefined, typeof second === "string" ? second : undefined)
+        hooks.call(num(id), str(tool), typeof params === "string" ? params : undefined)
       } catch {}
     },
     done() {

@@ -8,7 +8,7 @@ export interface RunOptions {
   signal?: AbortSignal
   onOutput(text: string): void
   /** Runs a tool on this thread; rejects with the message the script sees. */
-  onCall(tool: string, params: unknown, second?: unknown): Promise<unknown>
+  onCall(tool: string, params: unknown): Promise<unknown>
 }
 
 /** A running script: its outcome, and the way to say its output was taken (flow control). */
@@ -192,7 +192,7 @@ export class Sandbox {
   private answer(
     worker: Worker,
     runId: number,
-    { callId, tool, params, second }: Extract<ToMain, { type: "call" }>,
+    { callId, tool, params }: Extract<ToMain, { type: "call" }>,
     options: RunOptions,
     isSettled: () => boolean,
   ): void {
@@ -201,7 +201,7 @@ export class Sandbox {
     }
     // The worker made `params` with JSON.stringify.
     const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
-    const call = second === undefined ? options.onCall(tool, parsed) : options.onCall(tool, parsed, JSON.parse(second))
+    const call = options.onCall(tool, parsed)
     call.then(
       (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
       (error) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) }),

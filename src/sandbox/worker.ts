@@ -107,11 +107,11 @@ function run(runId: number, original: string): void {
     print: (text) => {
       if (!state.settled) postOutput(runId, text)
     },
-    call: (id, tool, params, second) => {
+    call: (id, tool, params) => {
       if (state.settled) return
       const callId = nextCallId++
       pending.set(callId, { realm, id })
-      post({ type: "call", runId, callId, tool, params, ...(second === undefined ? {} : { second }) })
+      post({ type: "call", runId, callId, tool, params })
     },
     done: () => finish({ type: "done", runId, sent }),
     fail: (prefix, thrown, reusable) => {

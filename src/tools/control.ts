@@ -1,5 +1,5 @@
 import * as v from "valibot"
-import { type SubagentOptions, SubagentOptionsSchema } from "../contract.ts"
+import { SubagentOptionsSchema } from "../contract.ts"
 import { defineTool } from "./tool.ts"
 
 /** The longest timer (2^31 - 1 ms, about 24.8 days): a longer one would fire after 1 ms. */
@@ -19,12 +19,12 @@ export const controlTools = [
   defineTool({
     name: "delegate",
     description: "Run a sub-agent with fresh history on a self-contained task; returns its summary.",
-    params: v.string(),
-    paramName: "task",
+    params: v.tuple([v.string(), v.optional(SubagentOptionsSchema)]),
+    argNames: ["task", "options"],
+    // The options are declared by the agent when the run has several hosts (hosts.ts).
+    declaredArgs: 1,
     result: v.string(),
-    // Declared by the agent when the run has several hosts (see hostTools).
-    second: { name: "options", schema: v.optional(SubagentOptionsSchema) },
-    run: async (task, ctx, options?: SubagentOptions) => ctx.onSubagent(task, options),
+    run: async ([task, options], ctx) => ctx.onSubagent(task, options),
   }),
   defineTool({
     name: "hosts",

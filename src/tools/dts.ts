@@ -4,25 +4,21 @@ import { isOptionalSchema } from "../schema/node.ts"
 import { commentText, renderType } from "../schema/to-typescript.ts"
 
 /** `/** description *\/ declare function name(param: T): Promise<R>` for one tool. */
-export function renderToolDeclaration(tool: Tool, options: { second?: boolean } = {}): string {
+export function renderToolDeclaration(tool: Tool, options: { allArgs?: boolean } = {}): string {
   const resultType = renderType(tool.result)
   const takesNothing = tool.params.type === "void" || tool.params.type === "undefined"
   const params = tool.argNames
-    ? [spreadParams(tool)]
+    ? spreadParams(tool, options.allArgs ? undefined : tool.declaredArgs)
     : takesNothing
       ? []
       : [`${tool.paramName ?? "options"}${isOptionalSchema(tool.params) ? "?" : ""}: ${renderType(tool.params)}`]
-  // A second parameter is declared only where it applies (delegate's host: several hosts).
-  if (options.second && tool.second) {
-    params.push(`${tool.second.name}${isOptionalSchema(tool.second.schema) ? "?" : ""}: ${renderType(tool.second.schema)}`)
-  }
   return `/** ${commentText(tool.description)} */\ndeclare function ${tool.name}(${params.join(", ")}): Promise<${resultType}>`
 }
 
 /** `query: string, options?: {…}` for a tool whose params are a tuple of its arguments. */
-function spreadParams(tool: Tool): string {
+function spreadParams(tool: Tool, count?: number): string[] {
   const items = (tool.params as unknown as { items: v.GenericSchema[] }).items
-  return tool.argNames!.map((name, i) => `${name}${isOptionalSchema(items[i]!) ? "?" : ""}: ${renderType(items[i]!)}`).join(", ")
+  return tool.argNames!.slice(0, count).map((name, i) => `${name}${isOptionalSchema(items[i]!) ? "?" : ""}: ${renderType(items[i]!)}`)
 }
 
 /** The declarations the model sees; hidden tools are declared by the agent when they apply. */

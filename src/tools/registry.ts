@@ -64,19 +64,16 @@ export class ToolRegistry {
   }
 
   /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */
-  async call(name: string, params: unknown, ctx: ToolContext, second?: unknown): Promise<unknown> {
+  async call(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
     const tool = this.byName.get(name)
     if (!tool) throw new UnknownToolError(name, this.names)
     if (tool.argNames && !Array.isArray(params)) params = [params]
     const parsed = v.safeParse(tool.params, params)
     if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
-    // A second argument is ignored by the tools that declare none, as a JS function would.
-    const options = tool.second ? v.safeParse(tool.second.schema, second) : undefined
-    if (options && !options.success) throw new InvalidParamsError(name, options.issues)
     // Before and after: the search index trusts itself only while no such tool has run (live.ts).
     toolCalled(name)
     try {
-      return await tool.run(parsed.output, ctx, options?.output)
+      return await tool.run(parsed.output, ctx)
     } catch (error) {
       if (error instanceof ToolError) {
         if (error.message.startsWith(`${name}: `)) throw error

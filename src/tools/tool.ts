@@ -36,11 +36,14 @@ export interface Tool<P = any, R = any> {
   argNames?: readonly string[]
   /** Shape of the result, rendered as the declaration's return type. */
   result: v.GenericSchema<unknown, R>
-  /** A second, optional parameter (`delegate(task, { host })`). */
-  second?: { name: string; schema: v.GenericSchema }
+  /**
+   * How many of `argNames` the model's declarations show; the rest are declared by the agent
+   * when they apply (delegate's options: only in a run over several hosts).
+   */
+  declaredArgs?: number
   /** Left out of the declarations the model sees (the agent declares it when it applies). */
   hidden?: boolean
-  run(params: P, ctx: ToolContext, second?: any): Promise<R>
+  run(params: P, ctx: ToolContext): Promise<R>
 }
 
 /** Identity helper that keeps the parameter and result types tied to the schemas. */
@@ -51,9 +54,9 @@ export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchem
   paramName?: string
   argNames?: readonly string[]
   result: RS
-  second?: { name: string; schema: v.GenericSchema }
+  declaredArgs?: number
   hidden?: boolean
-  run(params: v.InferOutput<PS>, ctx: ToolContext, second?: any): Promise<v.InferOutput<RS>>
+  run(params: v.InferOutput<PS>, ctx: ToolContext): Promise<v.InferOutput<RS>>
 }): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {
   return tool as unknown as Tool<v.InferOutput<PS>, v.InferOutput<RS>>
 }

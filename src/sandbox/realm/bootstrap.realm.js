@@ -165,25 +165,20 @@
   function callTool(name, args, site) {
     return new RealmPromise((resolve, reject) => {
       let params
-      let second
       try {
         if (apply(arrayIncludes, spread, [name])) {
           // Trailing undefined arguments are left out rather than sent as null.
           let count = args.length
           while (count > 0 && args[count - 1] === undefined) count--
           params = stringify(apply(slice, args, [0, count]))
-        } else {
-          params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
-          // A second argument goes along for the tools that take one (delegate's host).
-          second = args.length < 2 || args[1] === undefined ? undefined : stringify(args[1])
-        }
+        } else params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
       } catch (error) {
         reject(atSite(new RealmError(`${name}: parameters are not JSON: ${messageOf(error)}`), site))
         return
       }
       const id = nextCall++
       pending.set(id, { resolve, reject, site })
-      call(id, name, params, second)
+      call(id, name, params)
     })
   }
   for (const name of toolNames) {
