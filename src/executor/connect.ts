@@ -105,7 +105,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const { RemoteExecutor } = await import("./remote.ts")
   const start = (policy: SandboxPolicy) =>
     RemoteExecutor.start({
-      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy),
+      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, mcpPaths(options)),
       label: "the local executor",
       local: true,
       env: executorEnv(options.env),
@@ -120,6 +120,11 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     options.onWarning?.(fallback.warning)
     return start(fallback.policy)
   }
+}
+
+/** The absolute paths a stdio MCP server's command line names: the sandbox must let it read them. */
+function mcpPaths(options: ConnectOptions): string[] {
+  return Object.values(options.mcp?.mcpServers ?? {}).flatMap((server) => [server.command, ...(server.args ?? [])].filter((arg) => arg.startsWith("/")))
 }
 
 /** `--no-search` for the executor's command line when search is off. */

@@ -72,17 +72,20 @@ export function unavailable(request: SandboxRequest, off: SandboxPolicy, reason?
   throw new UsageError(`--sandbox ${request} needs the OS sandbox, but ${what}; ${INSTALL_HINT}, or pass --sandbox off`)
 }
 
-/** `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off. */
-export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy): string[] {
+/**
+ * `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off.
+ * `readable`: other paths the executor must read (MCP servers' programs and scripts).
+ */
+export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy, readable: readonly string[] = []): string[] {
   if (policy.mode === "off") return argv
   if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy), ...argv]
   const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
   const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
-  // (the program, when clanka itself runs from /tmp) comes back read-only.
+  // (the program, when clanka itself runs from /tmp; an MCP server's script) comes back read-only.
   // Also when the workspace is under the same top directory: only the workspace itself is bound
   // (after this, so it stays writable), not its siblings (an uploaded clanka in a cache beside it).
-  for (const path of argv) {
+  for (const path of [...argv, ...readable]) {
     const top = underTmp(path)
     if (top && !args.includes(top)) args.push("--ro-bind", top, top)
   }
