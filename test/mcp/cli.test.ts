@@ -1,8 +1,8 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
-import { everythingStdio } from "../support/mcp-everything.ts"
+import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 // Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
@@ -47,5 +47,20 @@ describe("MCP servers from .mcp.json, through the command line's executor (a chi
     const tools = await clanka(["tools", "-C", plain], { env })
     expect(tools.stdout).not.toContain("mcp")
     expect(tools.stdout).toContain("declare function readFile(")
+  })
+
+  test("a server whose script lives under /tmp still starts: the sandbox's private /tmp lets it be read", async () => {
+    // The workspace outside /tmp, the server's script inside it (as in a clone under /tmp).
+    const workspace = mkdtempSync("/var/tmp/clanka-mcp-workspace-")
+    const scripts = temporaryDirectory("clanka-mcp-script-")
+    try {
+      const server = join(scripts, "server.mjs")
+      writeFileSync(server, `await import(${JSON.stringify(EVERYTHING)})\n`)
+      writeFileSync(join(workspace, ".mcp.json"), JSON.stringify({ mcpServers: { local: { command: "node", args: [server, "stdio"] } } }))
+      const result = await clanka(["exec", "-C", workspace, "-e", "console.log(await mcp.local.get_sum({ a: 2, b: 3 }))"], { env })
+      expect(result).toEqual({ code: 0, stdout: "The sum of 2 and 3 is 5.\n", stderr: "" })
+    } finally {
+      rmSync(workspace, { recursive: true, force: true })
+    }
   })
 })
