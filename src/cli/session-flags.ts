@@ -54,6 +54,7 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
   if (chosen.length > 1) throw new UsageError(`${chosen.join(" and ")} each choose the session to go on from; pass only one`)
   if (chosen.length === 0) return undefined
   if (args.session === false) throw new UsageError(`--no-session cannot be used with ${chosen[0]}: a resumed session is saved as it goes on`)
+  if (sessionsDisabled()) throw new UsageError(`CLANKA_NO_SESSION is set, which ${chosen[0]} cannot honour: a resumed session is saved as it goes on; unset it`)
   let source: SessionSummary
   if (args.continue) {
     const place = placeOf(args)

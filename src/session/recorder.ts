@@ -36,7 +36,7 @@ export interface NewSession {
 /** At most this much of one script's output is saved while it runs (what the model sees is capped alike). */
 const OUTPUT_SAVED_BYTES = 64 * 1024
 
-const SECRET_NAME = /(_API_KEY|_TOKEN|SECRET|PASSWORD|_KEY)$/i
+const SECRET_NAME = /(_API_KEY|_TOKEN|_KEY)$|SECRET|PASSWORD/i
 
 export class SessionRecorder implements SessionSink {
   private fd: number | undefined

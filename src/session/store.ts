@@ -8,7 +8,7 @@ import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, 
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
-import { parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
+import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
 
 export type Env = Record<string, string | undefined>
 
@@ -100,7 +100,7 @@ export function summarize(path: string): SessionSummary | undefined {
     // A writer that closed the file is not asked after: most sessions cost no liveness check.
     const status: SessionStatus =
       !facts.closed && facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
-    return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals?.costUsd ?? 0 }
+    return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals ? facts.totals.costUsd : 0 }
   } finally {
     closeSync(fd)
   }
@@ -214,7 +214,7 @@ function headerAt(fd: number, size: number): SessionHeader | undefined {
   if (!head.includes("\n") && size > HEAD_BYTES) head = readRange(fd, 0, Math.min(size, 1 << 20))
   const newline = head.indexOf("\n")
   const line = newline === -1 ? undefined : parseLine(head.slice(0, newline))
-  return line?.type === "header" ? line : undefined
+  return isHeader(line) ? line : undefined
 }
 
 /** The session whose id is `id` or starts with it; one clear error when none or several match. */

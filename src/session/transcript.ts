@@ -90,6 +90,14 @@ export function parseLine(text: string): TranscriptLine | undefined {
   }
 }
 
+/** A header this clanka can use: a file with another one (a newer format, a damaged file) is skipped. */
+export function isHeader(line: TranscriptLine | undefined): line is SessionHeader {
+  if (line?.type !== "header") return false
+  const header = line as Partial<SessionHeader>
+  const strings = [header.id, header.directory, header.cwd, header.model, header.clanka, header.started, header.prompt]
+  return header.format === 1 && strings.every((value) => typeof value === "string") && typeof header.executor?.kind === "string"
+}
+
 /** The first line of a prompt, as listings show it. */
 export function promptTitle(prompt: string): string {
   const line = prompt.trim().split(/\r?\n/)[0] ?? ""

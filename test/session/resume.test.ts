@@ -1,6 +1,6 @@
 // Item 2 of sessions: --resume, --continue, --fork; `clanka sessions` and `sessions show`.
 import { afterEach, expect, test } from "bun:test"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fromSubagent, type FakeServer } from "../support/fake-model.ts"
 import { BUN, MAIN } from "../support/cli.ts"
@@ -129,6 +129,11 @@ test("bad session arguments: one line, exit 2", async () => {
   expect(both).toMatchObject({ code: 2, stderr: "clanka: --continue and --fork each choose the session to go on from; pass only one\n" })
   const noSave = await clanka(["run", "--no-session", "--resume", "ab", "x"], { env: served.env })
   expect(noSave).toMatchObject({ code: 2, stderr: "clanka: --no-session cannot be used with --resume: a resumed session is saved as it goes on\n" })
+  const noSaveEnv = await clanka(["run", "--continue", "x"], { env: { ...served.env, CLANKA_NO_SESSION: "1" } })
+  expect(noSaveEnv).toMatchObject({
+    code: 2,
+    stderr: "clanka: CLANKA_NO_SESSION is set, which --continue cannot honour: a resumed session is saved as it goes on; unset it\n",
+  })
   // Two sessions whose ids share a prefix: the prefix is refused as ambiguous.
   const id = events(await clanka(["run", "--json", "-C", workspace, "one"], { env: served.env }))[0].sessionId
   const other = id[4] === "0" ? "1" : "0"
@@ -139,6 +144,19 @@ test("bad session arguments: one line, exit 2", async () => {
   expect(ambiguous.code).toBe(2)
   expect(ambiguous.stderr).toStartWith(`clanka: session id ${id.slice(0, 4)} is ambiguous: it starts 2 sessions (`)
   expect((await clanka(["sessions", "show", id.slice(0, 5), "--json"], { env: served.env })).code).toBe(0)
+  // A session whose responses had no known price lists its cost as unknown, not as $0.
+  appendFileSync(join(home, "sessions", `${id}.jsonl`), `${JSON.stringify({ type: "totals", turns: 2, costUsd: null, pid: 1, host: "x" })}\n`)
+  const priced = (await clanka(["sessions", "--all", "--json"], { env: served.env })).stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line))
+  expect(priced.find((session) => session.id === id)).toMatchObject({ turns: 2, costUsd: null })
+  // A file whose header this clanka cannot use (another format, damage) is left out, not a crash.
+  writeFileSync(join(home, "sessions", "33333333-0000-4000-8000-000000000000.jsonl"), '{"type":"header","format":99,"id":"33333333-0000-4000-8000-000000000000"}\n')
+  const listing = await clanka(["sessions", "--all", "--json"], { env: served.env })
+  expect(listing.code).toBe(0)
+  expect(listing.stdout).not.toContain("33333333")
+  expect(await clanka(["run", "--resume", "33333333", "x"], { env: served.env })).toMatchObject({
+    code: 2,
+    stderr: `clanka: session 33333333 is unreadable: ${join(home, "sessions", "33333333-0000-4000-8000-000000000000.jsonl")} has no header line\n`,
+  })
   const action = await clanka(["sessions", "delete", "x"], { env: served.env })
   expect(action).toMatchObject({ code: 2, stderr: 'clanka: unknown sessions action "delete": use clanka sessions, or clanka sessions show ID\n' })
 })

@@ -88,7 +88,9 @@ test("no key or auth header enters a transcript, even when the model and the API
     home,
   )
   server = served.server
-  const result = await clanka(["run", "--json", "-C", workspace, "leak it"], { env: { ...served.env, ANTHROPIC_API_KEY: key } })
+  // Other secrets of the agent's environment, whatever their names' shape, are redacted too.
+  const others = { DB_PASSWORD_PROD: "hunter2-prod-9911", MY_SECRET_VALUE: "s3cret-value-7788" }
+  const result = await clanka(["run", "--json", "-C", workspace, `leak it: ${Object.values(others).join(" ")}`], { env: { ...served.env, ANTHROPIC_API_KEY: key, ...others } })
   expect(result.code).toBe(1)
   expect(sentKey(server.requests[0]!)).toBe(key)
   expect(result.stdout).toContain(key) // the run's own output is the user's; the file is what lasts
@@ -96,6 +98,7 @@ test("no key or auth header enters a transcript, even when the model and the API
   const text = readFileSync(join(home, "sessions", file!), "utf8")
   expect(text).not.toContain(key)
   expect(text).not.toContain("SECRETSECRET")
+  for (const value of Object.values(others)) expect(text).not.toContain(value)
   expect(text.toLowerCase()).not.toContain("authorization")
   expect(text).not.toContain("anthropic-version")
   expect(text).toContain("my key is [redacted]")

@@ -60,6 +60,8 @@ export class IndexStore {
         mkdirSync(dir, { recursive: true })
         location = join(dir, "index.sqlite")
         db = new Database(location, { create: true })
+        // Two clanka processes may search one workspace at once: a writer waits for the other.
+        db.run("PRAGMA busy_timeout = 10000")
         db.run("PRAGMA journal_mode = WAL")
         db.run("PRAGMA synchronous = NORMAL")
       } catch (error) {
@@ -71,7 +73,8 @@ export class IndexStore {
     this.db = db ?? new Database(":memory:")
     this.location = location
     this.problem = problem
-    this.migrate()
+    // Another process may be creating the same index: the schema is checked and made under the lock.
+    this.transaction(() => this.migrate())
     this.insertChunk = this.db.prepare("INSERT INTO chunks(path, start, end, symbols) VALUES (?, ?, ?, ?) RETURNING id")
     this.insertFts = this.db.prepare("INSERT INTO fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)")
     this.chunkIds = this.db.prepare("SELECT id FROM chunks WHERE path = ?")
@@ -136,8 +139,12 @@ export class IndexStore {
     this.deleteChunks.run(path)
   }
 
+  /**
+   * Takes the write lock at the start (BEGIN IMMEDIATE): a deferred transaction that reads first
+   * cannot wait for another process's write and would fail with "database is locked".
+   */
   transaction(run: () => void): void {
-    this.db.transaction(run)()
+    this.db.transaction(run).immediate()
   }
 
   /** Chunk ids and BM25 scores (lower is better), best first. */

@@ -29,6 +29,17 @@ test("clanka exec: search works in the sandboxed executor and the index persists
   expect(existsSync(join(searchIndexDir(app, env), "index.sqlite"))).toBe(true)
 })
 
+test("several clanka processes searching one workspace at once all get their answer", async () => {
+  const files: Record<string, string> = {}
+  for (let i = 0; i < 300; i++) files[`src/m${i}.ts`] = `export function handler${i}(value: number) {\n  return value + ${i}\n}\n`
+  files["src/retry.ts"] = "export function retryWithBackoff(attempts: number) {\n  return attempts * 2\n}\n"
+  const shared = workspace("shared", files)
+  // Each one also changes a file first, so every search has something to write.
+  const script = (n: number) => `await bash({ command: "echo '// ${n}' >> src/m${n}.ts" }); console.log((await search("retry with backoff")).split("\\n")[0])`
+  const results = await Promise.all([1, 2, 3].map((n) => clanka(["exec", "-C", shared, "-e", script(n)], { env })))
+  for (const result of results) expect(result).toEqual({ code: 0, stdout: "src/retry.ts:1-3\n", stderr: "" })
+})
+
 test("--no-search: no declaration, no global, no index", async () => {
   const bare = workspace("bare", { "a.ts": "export const a = 1\n" })
   const tools = await clanka(["tools", "-C", bare, "--no-search"], { env })
