@@ -21,7 +21,8 @@ export interface LoadedConfig {
 
 /** The user's config file: `$XDG_CONFIG_HOME/clanka/config.json` (default ~/.config). */
 export function userConfigPath(env: Record<string, string | undefined> = process.env): string | undefined {
-  const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined)
+  // A relative XDG path is invalid by the XDG spec and ignored.
+  const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : env.HOME ? join(env.HOME, ".config") : undefined
   return base ? join(base, "clanka", "config.json") : undefined
 }
 

@@ -14,7 +14,8 @@ export type Env = Record<string, string | undefined>
 
 export function sessionsDirectory(env: Env = process.env): string {
   if (env.CLANKA_HOME) return join(env.CLANKA_HOME, "sessions")
-  const state = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state")
+  // A relative XDG path is invalid by the XDG spec and ignored, as for the search index's cache.
+  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state")
   return join(state, "clanka", "sessions")
 }
 

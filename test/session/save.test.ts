@@ -1,7 +1,7 @@
 // Item 1 of sessions: every run is saved as it happens, in the right place with the right modes,
 // with no key in it; --no-session and CLANKA_NO_SESSION keep a run in memory.
 import { afterEach, expect, test } from "bun:test"
-import { mkdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import pkg from "../../package.json"
 import type { FakeRequest, FakeServer } from "../support/fake-model.ts"
@@ -120,12 +120,17 @@ test("without CLANKA_HOME sessions go to $XDG_STATE_HOME/clanka/sessions, else ~
   const state = join(root, "state")
   const home = join(root, "userhome")
   mkdirSync(home)
-  const served = await serve([finish("a"), finish("b")], "")
+  const served = await serve([finish("a"), finish("b"), finish("c")], "")
   server = served.server
   expect((await clanka(["run", "--json", "-C", workspace, "one"], { env: { ...served.env, CLANKA_HOME: undefined, XDG_STATE_HOME: state } })).code).toBe(0)
   expect(sessionFiles(join(state, "clanka"))).toHaveLength(1)
   expect((await clanka(["run", "--json", "-C", workspace, "two"], { env: { ...served.env, CLANKA_HOME: undefined, XDG_STATE_HOME: undefined, HOME: home } })).code).toBe(0)
   expect(sessionFiles(join(home, ".local", "state", "clanka"))).toHaveLength(1)
+  // A relative XDG_STATE_HOME is invalid (XDG spec) and ignored: nothing lands in the project.
+  const relative = await clanka(["run", "--json", "-C", workspace, "three"], { env: { ...served.env, CLANKA_HOME: undefined, XDG_STATE_HOME: "state", HOME: home }, cwd: workspace })
+  expect(relative.code).toBe(0)
+  expect(sessionFiles(join(home, ".local", "state", "clanka"))).toHaveLength(2)
+  expect(existsSync(join(workspace, "state"))).toBe(false)
 })
 
 test("the help names the session flags, the sessions command and the variables", async () => {
