@@ -14,12 +14,16 @@ import { convertResult } from "./tools.ts"
 export const DEFAULT_STARTUP_TIMEOUT_SEC = 10
 /** A tool call may run as long as a script may (the SDK's own default is 60 s). */
 const CALL_TIMEOUT_MS = 10 * 60 * 1000
+/** How long a server whose stream broke has to answer a ping. */
+const PING_TIMEOUT_MS = 5000
 
 export class McpConnection {
   tools: McpToolInfo[] = []
   /** Why the server is gone, once it is. */
   private gone: string | undefined
   private readonly client = new Client({ name: "clanka", version: VERSION })
+  /** The calls waiting for an answer: a server found gone fails them at once. */
+  private readonly inFlight = new Set<(error: Error) => void>()
 
   constructor(
     readonly server: string,
@@ -50,6 +54,11 @@ export class McpConnection {
     this.client.onclose = () => {
       this.gone ??= this.stderrTail ? "exited" : "closed the connection"
     }
+    // Over HTTP a server that dies mid-call only breaks the call's event stream (the SDK may try to
+    // resume it, and its request would wait forever): ask the server whether it is still there.
+    this.client.onerror = (error) => {
+      if (this.inFlight.size > 0 && /SSE stream disconnected|reconnect/i.test(errorMessage(error))) void this.checkAlive()
+    }
     await this.client.connect(this.transport)
     const listed: McpToolInfo[] = []
     let cursor: string | undefined
@@ -68,14 +77,28 @@ export class McpConnection {
   async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     if (this.gone) throw new ToolError(`the MCP server "${this.server}" is not running: it ${this.gone}${this.tail()}`)
     let result
+    let fail: ((error: Error) => void) | undefined
+    const lost = new Promise<never>((_, reject) => this.inFlight.add((fail = reject)))
     try {
-      result = await this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true })
+      result = await Promise.race([this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true }), lost])
     } catch (error) {
       if (signal?.aborted) throw error
       if (this.gone) throw new ToolError(`the MCP server "${this.server}" ${this.gone} during the call${this.tail()}`)
       throw new ToolError(errorMessage(error).replace(/^MCP error -?\d+: /, ""))
+    } finally {
+      this.inFlight.delete(fail!)
     }
     return convertResult(result as { content?: unknown; structuredContent?: unknown; isError?: unknown })
+  }
+
+  /** A ping that fails in time means the server is gone: the calls waiting on it fail. */
+  private async checkAlive(): Promise<void> {
+    try {
+      await this.client.ping({ timeout: PING_TIMEOUT_MS })
+    } catch (error) {
+      this.gone ??= `stopped answering (${oneLine(errorMessage(error))})`
+      for (const fail of this.inFlight) fail(new Error(this.gone))
+    }
   }
 
   async close(): Promise<void> {

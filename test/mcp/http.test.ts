@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "
 import { writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
@@ -21,10 +21,9 @@ async function freePort(): Promise<number> {
   return port
 }
 
-beforeAll(async () => {
-  port = await freePort()
-  // server-everything's Streamable HTTP mode, a real HTTP MCP server on loopback.
-  server = Bun.spawn(["node", EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" })
+/** server-everything's Streamable HTTP mode, a real HTTP MCP server on loopback. */
+async function startHttpServer(port: number): Promise<ReturnType<typeof Bun.spawn>> {
+  const server = Bun.spawn(["node", EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdout: "ignore", stderr: "pipe" })
   const reader = (server.stderr as ReadableStream<Uint8Array>).getReader()
   const decoder = new TextDecoder()
   for (let seen = ""; !seen.includes("listening on port"); ) {
@@ -36,6 +35,12 @@ beforeAll(async () => {
   void (async () => {
     while (!(await reader.read()).done);
   })()
+  return server
+}
+
+beforeAll(async () => {
+  port = await freePort()
+  server = await startHttpServer(port)
   writeFileSync(
     join(project, ".mcp.json"),
     JSON.stringify({
@@ -96,5 +101,31 @@ describe("HTTP MCP servers on the agent's side", () => {
       stdout: "",
       stderr: `clanka: ${join(project, ".mcp.json")}: mcpServers.remote.headers.Authorization: \${TEST_MCP_TOKEN} is not set; set the variable or give a default with \${TEST_MCP_TOKEN:-value}\n`,
     })
+  })
+
+  test("a server that dies in the middle of a call fails that call with a clear error; the script goes on", async () => {
+    const dyingPort = await freePort()
+    const dying = await startHttpServer(dyingPort)
+    const dir = temporaryDirectory("clanka-mcp-http-dying-")
+    writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { dying: { type: "http", url: `http://127.0.0.1:${dyingPort}/mcp` } } }))
+    const script = `console.log("calling"); try { await mcp.dying.trigger_long_running_operation({ duration: 120, steps: 120 }) } catch (e) { console.log("caught:", e.message) }`
+    const child = Bun.spawn([BUN, MAIN, "exec", "-C", dir, "--sandbox", "off", "--timeout", "100", "-e", script], {
+      env: { ...process.env, XDG_CONFIG_HOME: join(dir, ".xdg") },
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const reader = (child.stdout as ReadableStream<Uint8Array>).getReader()
+    let out = ""
+    while (!out.includes("calling")) {
+      const { value, done } = await reader.read()
+      if (done) break
+      out += new TextDecoder().decode(value)
+    }
+    // The call is under way (the operation reports progress every second): the server dies.
+    await Bun.sleep(1500)
+    dying.kill("SIGKILL")
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value)
+    expect(await child.exited).toBe(0)
+    expect(out).toMatch(/^calling\ncaught: mcp\.dying\.trigger_long_running_operation: the MCP server "dying" stopped answering \(.+\) during the call\n$/)
   })
 })
