@@ -7,16 +7,18 @@ import type { Executor } from "../contract.ts"
 import type { ConnectOptions, SshTarget } from "./connect.ts"
 import { noSearch, shellQuote } from "./connect.ts"
 import { sandboxFlags } from "./os-sandbox.ts"
-import { RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
+import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
 import { binaryFor, compiledSelf, ownTarget } from "./self-binary.ts"
 import { launchCommand, uploadSelf } from "./upload.ts"
 
 /**
  * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
- * drops end within a minute instead of hanging the agent.
+ * drops end within a minute instead of hanging the agent; a host that takes the connection but
+ * never answers is given up after the liveness time (30 s), as a frozen executor is.
  */
 export function sshArgs(): string[] {
-  return ["-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4"]
+  const connectSeconds = Math.max(1, Math.ceil(pingTiming().timeoutMs / 1000))
+  return ["-T", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4", "-o", `ConnectTimeout=${connectSeconds}`]
 }
 
 export async function connectSsh(target: SshTarget, options: ConnectOptions): Promise<Executor> {

@@ -4,7 +4,7 @@
 // CLANKA_PING_MS=100 makes the timeout 0.6 s here instead of 30 s.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { appendFileSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN, sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 import { isRunning } from "../support/processes.ts"
@@ -107,4 +107,21 @@ while (Date.now() < until) {}
 console.log("spun")`
   const result = await clanka(["exec", "-e", script], SLOW_PINGS)
   expect(result).toMatchObject({ code: 0, stdout: "spun\n", stderr: "" })
+})
+
+test.skipIf(!available)("a host that takes the connection but never speaks ssh: exit 3 and one line after the liveness time", async () => {
+  // A listener that accepts and stays silent, as a frozen machine's sshd would.
+  const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } })
+  try {
+    appendFileSync(join(host.dir, "ssh_config"), `Host frozen\n  HostName 127.0.0.1\n  Port ${silent.port}\n  BatchMode yes\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n`)
+    const started = Date.now()
+    // CLANKA_PING_MS=500: the liveness time, and so ssh's connect timeout, is 3 s.
+    const result = await clanka(["exec", "--ssh", "frozen:/srv", "-e", "console.log(1)"], { CLANKA_PING_MS: "500" })
+    expect(result.code).toBe(3)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toMatch(/^clanka: [^\n]*frozen[^\n]*timed out[^\n]*\n$/)
+    expect(result.endedAt - started).toBeLessThan(15_000)
+  } finally {
+    silent.stop(true)
+  }
 })
