@@ -65,6 +65,8 @@ export class McpConnection {
     do {
       const page = await this.client.listTools(cursor === undefined ? {} : { cursor })
       for (const tool of page.tools) {
+        // A tool that can only run as an MCP task (experimental) cannot be called as a function.
+        if (tool.execution?.taskSupport === "required") continue
         listed.push({ server: this.server, name: tool.name, jsName: tool.name, description: tool.description, inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) })
       }
       cursor = page.nextCursor

@@ -53,6 +53,8 @@ describe("stdio MCP servers on the executor's side", () => {
     expect(caps.toolsDts).toContain("get_sum(args: { a: number; b: number }): Promise<string>")
     expect(caps.toolsDts).toContain("get_structured_content(args: { location: \"New York\" | \"Chicago\" | \"Los Angeles\" }): Promise<{ temperature: number; conditions: string; humidity: number }>")
     expect(caps.toolsDts).toContain("declare function readFile(")
+    // A tool that can only run as an MCP task is left out: a script could never call it.
+    expect(caps.toolsDts).not.toContain("simulate_research_query")
   })
 
   test("servers start at once: two that never answer cost one time limit, not two", async () => {
