@@ -33,7 +33,7 @@ export default defineCommand({
   },
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
-    const { config } = projectConfig(args)
+    const { config, sources } = projectConfig(args)
     const format = outputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
@@ -47,7 +47,10 @@ export default defineCommand({
         system: args.system ?? config.system,
       },
       format,
-      config.model,
+      {
+        ...(config.model === undefined ? {} : { model: config.model, modelFile: sources.model }),
+        ...(args["subagent-model"] === undefined && config.subagentModel !== undefined ? { subagentModelFile: sources.subagentModel } : {}),
+      },
     )
   },
 })
@@ -70,22 +73,41 @@ interface RunArgs extends SessionFlags {
   "compact-at"?: string
 }
 
-async function runAgent(args: RunArgs, format: OutputFormat, configModel?: string): Promise<number> {
+/** The config files' model, and the files a model or sub-agent model in use came from. */
+interface FileModels {
+  model?: string
+  modelFile?: string
+  subagentModelFile?: string
+}
+
+async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels = {}): Promise<number> {
   // Flags first: a bad value is refused whatever the environment holds.
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
   const compactAt = positiveWholeNumber("--compact-at", args["compact-at"])
   // A resumed session brings its model and executor unless the flags name others.
   const source = sessionSource(args)
-  const { resolveModel } = await import("../providers/resolve.ts")
-  const spec = args.model || process.env.CLANKA_MODEL || configModel || defaultModel(process.env)
+  const { parseModelSpec, resolveModel } = await import("../providers/resolve.ts")
+  const spec = args.model || process.env.CLANKA_MODEL || files.model || defaultModel(process.env)
   if (!spec) {
     throw new UsageError(
       "no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL",
     )
   }
-  const model = resolveModel(spec)
-  const subagentModel = args["subagent-model"] ? resolveModel(args["subagent-model"]) : model
+  // A mistake in a config file names the file and the key, as the files' other mistakes do (a
+  // missing API key is not the file's mistake).
+  const resolveFrom = (value: string, file: string | undefined, key: string) => {
+    if (file) {
+      try {
+        parseModelSpec(value)
+      } catch (error) {
+        throw error instanceof UsageError ? new UsageError(`${file}: ${key}: ${error.message}`) : error
+      }
+    }
+    return resolveModel(value)
+  }
+  const model = resolveFrom(spec, spec === files.model && !args.model && !process.env.CLANKA_MODEL ? files.modelFile : undefined, "model")
+  const subagentModel = args["subagent-model"] ? resolveFrom(args["subagent-model"], files.subagentModelFile, "subagentModel") : model
   const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
 

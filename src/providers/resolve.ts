@@ -29,7 +29,8 @@ const knownProviders: readonly string[] = Object.keys(providers)
 
 const form = "provider/model[:effort], e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.2:high"
 
-function parseModelSpec(spec: string): ModelSpec {
+/** Checks a spec's form (provider, model, effort) without resolving it. Throws UsageError. */
+export function parseModelSpec(spec: string): ModelSpec {
   const slash = spec.indexOf("/")
   if (slash <= 0) throw new UsageError(`invalid model "${spec}": expected ${form}`)
   const provider = spec.slice(0, slash)

@@ -63,9 +63,25 @@ describe("configuration files", () => {
     }
   })
 
+  test("a model in a file that clanka run cannot use is exit 2 naming the file and the key", async () => {
+    const dir = join(root, "badmodel")
+    mkdirSync(dir, { recursive: true })
+    const file = join(dir, "clanka.json")
+    writeFileSync(file, JSON.stringify({ model: "nonsense" }))
+    expect(await clanka(["run", "-C", dir, "task"], { env })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `clanka: ${file}: model: invalid model "nonsense": expected provider/model[:effort], e.g. anthropic/claude-sonnet-4-5 or openai/gpt-5.2:high\n`,
+    })
+    writeFileSync(file, JSON.stringify({ model: "anthropic/claude-sonnet-4-5", subagentModel: "nowhere/x" }))
+    const sub = await clanka(["run", "-C", dir, "task"], { env: { ...env, ANTHROPIC_API_KEY: "sk-test" } })
+    expect(sub).toMatchObject({ code: 2, stdout: "" })
+    expect(sub.stderr).toStartWith(`clanka: ${file}: subagentModel: unknown model provider "nowhere"`)
+  })
+
   test("flags beat files: the model, the sandbox", async () => {
     // The model comes from the nearest file…
-    expect((await clanka(["run", "-C", sub, "task"], { env })).stderr).toStartWith('clanka: unknown model provider "app": use one of anthropic')
+    expect((await clanka(["run", "-C", sub, "task"], { env })).stderr).toStartWith(`clanka: ${join(sub, "clanka.json")}: model: unknown model provider "app": use one of anthropic`)
     // …unless CLANKA_MODEL or --model says otherwise.
     expect((await clanka(["run", "-C", sub, "task"], { env: { ...env, CLANKA_MODEL: "env/model" } })).stderr).toContain('unknown model provider "env"')
     expect((await clanka(["run", "-C", sub, "-m", "flag/model", "task"], { env })).stderr).toContain('unknown model provider "flag"')
