@@ -9,6 +9,11 @@ export default defineCommand({
   },
   async run({ args }) {
     const { config, sources, files } = loadConfig(args.directory ?? ".")
+    // CLANKA_MODEL beats the files (an environment variable is a choice made for this shell).
+    if (process.env.CLANKA_MODEL) {
+      config.model = process.env.CLANKA_MODEL
+      sources.model = "CLANKA_MODEL"
+    }
     if (args.json) {
       process.stdout.write(JSON.stringify({ config, sources, files }, null, 2) + "\n")
       return

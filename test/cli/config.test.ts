@@ -63,6 +63,13 @@ describe("configuration files", () => {
     }
   })
 
+  test("clanka config shows CLANKA_MODEL over the files' model, as run uses it", async () => {
+    const result = await clanka(["config", "-C", sub], { env: { ...env, CLANKA_MODEL: "openai/gpt-5" } })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('model = "openai/gpt-5"  # CLANKA_MODEL\n')
+    expect(result.stdout).not.toContain('"app/model"')
+  })
+
   test("a model in a file that clanka run cannot use is exit 2 naming the file and the key", async () => {
     const dir = join(root, "badmodel")
     mkdirSync(dir, { recursive: true })
