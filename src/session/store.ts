@@ -4,7 +4,7 @@
  * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
  * stays fast with many long sessions.
  */
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from "node:fs"
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs"
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
@@ -184,12 +184,15 @@ export function newestSession(wanted: (header: SessionHeader) => boolean, env: E
   } catch {
     return undefined
   }
-  let best: { header: SessionHeader; path: string } | undefined
+  // The newest is the one written to last (a session resumed yesterday beats one started before it).
+  let best: { header: SessionHeader; path: string; written: number } | undefined
   for (const name of names) {
     if (!name.endsWith(".jsonl")) continue
     const path = join(directory, name)
     const header = readHeader(path)
-    if (header && wanted(header) && (!best || header.started > best.header.started)) best = { header, path }
+    if (!header || !wanted(header)) continue
+    const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
+    if (!best || written > best.written || (written === best.written && header.started > best.header.started)) best = { header, path, written }
   }
   return best && summarize(best.path)
 }

@@ -66,7 +66,7 @@ test("--resume ID (a prefix) goes on with the same session: full history, new pr
 
 test("--continue takes the newest session of this directory; --fork copies one into a new id", async () => {
   const home = freshHome()
-  const served = await serve([finish("a"), finish("b"), finish("c"), finish("d"), finish("e")], home)
+  const served = await serve([finish("a"), finish("b"), finish("c"), finish("d"), finish("e"), finish("f"), finish("g")], home)
   server = served.server
   const a = events(await clanka(["run", "--json", "-C", workspace, "in work"], { env: served.env }))[0].sessionId
   const b = events(await clanka(["run", "--json", "-C", other, "in other"], { env: served.env }))[0].sessionId
@@ -99,6 +99,12 @@ test("--continue takes the newest session of this directory; --fork copies one i
   const nothing = await clanka(["run", "--continue", "x"], { env: served.env, cwd: root })
   expect(nothing.code).toBe(2)
   expect(nothing.stderr).toMatch(/^clanka: no session to continue for .* \(see clanka sessions --all\)\n$/)
+
+  // The newest is the one used last: b, resumed after its fork started, is what --continue takes.
+  await Bun.sleep(20)
+  expect((await clanka(["run", "--json", "--resume", b, "back to b"], { env: served.env })).code).toBe(0)
+  const again = events(await clanka(["run", "--json", "--continue", "and more"], { env: served.env, cwd: other }))
+  expect(again[0]).toMatchObject({ sessionId: b, resumedFrom: b })
 })
 
 test("sessions show replays a transcript through the chosen formatter", async () => {
