@@ -58,10 +58,13 @@ const ANSWER_GRACE_MS = 15_000
 const PING_INTERVAL_MS = 5_000
 const PINGS_BEFORE_LOST = 6
 
+/** Below this a healthy executor busy for a moment would be taken for a frozen one. */
+const MIN_PING_INTERVAL_MS = 50
+
 /** The ping timing: CLANKA_PING_MS sets the interval (tests, slow links); the timeout is six of them. */
 export function pingTiming(env: Record<string, string | undefined> = process.env): { intervalMs: number; timeoutMs: number } {
   const given = Number(env.CLANKA_PING_MS)
-  const intervalMs = env.CLANKA_PING_MS && Number.isFinite(given) && given > 0 ? given : PING_INTERVAL_MS
+  const intervalMs = env.CLANKA_PING_MS && Number.isFinite(given) && given > 0 ? Math.max(MIN_PING_INTERVAL_MS, given) : PING_INTERVAL_MS
   return { intervalMs, timeoutMs: intervalMs * PINGS_BEFORE_LOST }
 }
 

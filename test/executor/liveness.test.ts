@@ -125,3 +125,8 @@ test.skipIf(!available)("a host that takes the connection but never speaks ssh: 
     silent.stop(true)
   }
 })
+
+test.skipIf(!available)("CLANKA_PING_MS below 50 ms is taken as 50: a healthy executor is not taken for a frozen one", async () => {
+  const result = await clanka(["exec", "--sandbox", "off", "-e", 'const end = Date.now() + 400; while (Date.now() < end); console.log("done")'], { CLANKA_PING_MS: "1" })
+  expect(result).toMatchObject({ code: 0, stdout: "done\n", stderr: "" })
+})
