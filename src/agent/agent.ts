@@ -246,18 +246,24 @@ export function createAgent(options: AgentOptions): Agent {
         subagents: new Set(),
         subagentCompactAt: compactAt,
       }
-      await compactRun(shared, {
-        id: shortId(),
-        model: options.model,
-        system: mainSystem(caps),
-        messages: history,
-        conversation: true,
-        signal,
-        usage: new UsageTotals(options.model),
-        emit,
-        ...(session ? { session } : {}),
-        compactAt,
-      }, 0) // asked for: keep only the newest turn
+      const usage = new UsageTotals(options.model)
+      try {
+        await compactRun(shared, {
+          id: shortId(),
+          model: options.model,
+          system: mainSystem(caps),
+          messages: history,
+          conversation: true,
+          signal,
+          usage,
+          emit,
+          ...(session ? { session } : {}),
+          compactAt,
+        }, 0) // asked for: keep only the newest turn
+      } finally {
+        // The summary request is paid for whether or not the compaction went through.
+        session?.spent(usage.snapshot().costUsd)
+      }
     } finally {
       running = false
     }

@@ -23,6 +23,8 @@ export interface SessionSink {
   output(call: string, text: string): void
   /** The history after a compaction. */
   compaction(history: Message[]): void
+  /** What a request outside any run cost (`/compact`'s summary), added to the session's totals. */
+  spent(costUsd: number | null): void
 }
 
 export interface NewSession {
@@ -154,6 +156,12 @@ export class SessionRecorder implements SessionSink {
 
   compaction(history: Message[]): void {
     this.write({ type: "compaction", history })
+  }
+
+  spent(costUsd: number | null): void {
+    this.totals = { ...this.totals, costUsd: add(this.totals.costUsd, costUsd) }
+    this.base = { ...this.base, costUsd: add(this.base.costUsd, costUsd) }
+    this.write({ type: "totals", ...this.totals, pid: process.pid, host: hostName() })
   }
 
   /** Ends this process's writing; a listing then knows without asking that nobody writes. */

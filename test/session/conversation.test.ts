@@ -102,4 +102,6 @@ test("run --continue on a terminal converses on the saved history; /compact summ
   const listed = events(await clanka(["sessions", "--json"], { env: served.env, cwd: workspace }))
   expect(listed).toHaveLength(1)
   expect(listed[0]).toMatchObject({ id, status: "finished", turns: 4 })
+  // Five responses paid for, /compact's summary among them (10 tokens in, 5 out at $3/$15 per million).
+  expect(listed[0].costUsd).toBeCloseTo(5 * 0.000105, 9)
 })
