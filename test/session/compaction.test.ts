@@ -1,17 +1,10 @@
 // Item 4 of sessions: compaction before a request that would pass --compact-at, and after a
 // provider's "prompt is too long"; the Compaction event; the summary request has no tools.
 import { afterEach, expect, test } from "bun:test"
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
 import type { FakeRequest, FakeServer, FakeTurn } from "../support/fake-model.ts"
-import { temporaryDirectory } from "../support/temp.ts"
-import { clanka, events, finish, serve, transcript } from "./helpers.ts"
+import { clanka, events, finish, serve, testbed, transcript } from "./helpers.ts"
 
-const root = temporaryDirectory("clanka-compact-")
-const workspace = join(root, "work")
-mkdirSync(workspace)
-let n = 0
-const freshHome = () => join(root, `home${++n}`)
+const { workspace, freshHome } = testbed("clanka-compact-")
 let server: FakeServer | undefined
 afterEach(async () => {
   await server?.close()

@@ -1,18 +1,13 @@
 // Item 3 of sessions: a real `clanka run` killed with SIGKILL — in the middle of a streamed
 // response, and in the middle of a running script — is resumed from its last complete turn.
 import { afterEach, expect, test } from "bun:test"
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs"
+import { appendFileSync, existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import type { FakeServer } from "../support/fake-model.ts"
-import { temporaryDirectory } from "../support/temp.ts"
-import { clanka, events, finish, serve } from "./helpers.ts"
+import { clanka, events, finish, historyOf, serve, testbed } from "./helpers.ts"
 
-const root = temporaryDirectory("clanka-crash-")
-const workspace = join(root, "work")
-mkdirSync(workspace)
-let n = 0
-const freshHome = () => join(root, `home${++n}`)
+const { workspace, freshHome } = testbed("clanka-crash-")
 let server: FakeServer | undefined
 afterEach(async () => {
   await server?.close()
@@ -42,14 +37,6 @@ async function runAndKill(args: string[], env: Record<string, string>, home: str
   return { id: stdout.match(/"sessionId":"([^"]+)"/)![1]!, stdout }
 }
 
-function history(body: any): string[] {
-  return body.messages.flatMap((message: any) =>
-    message.content.map((block: any) =>
-      block.type === "text" ? `${message.role}: ${block.text}` : block.type === "tool_result" ? `result: ${block.content}` : `call: ${block.input.script}`,
-    ),
-  )
-}
-
 test("killed in the middle of a streamed response: the cut response is dropped, the run resumes after the last complete turn", async () => {
   const home = freshHome()
   const served = await serve(
@@ -70,7 +57,7 @@ test("killed in the middle of a streamed response: the cut response is dropped, 
   const resumed = await clanka(["run", "--json", "--resume", id, "go on"], { env: served.env })
   expect(resumed.stderr).toBe("")
   expect(resumed.code).toBe(0)
-  expect(history(server.requests[2]!.body)).toEqual(["user: work hard", 'call: console.log("turn one ran")', "result: turn one ran\n", "user: go on"])
+  expect(historyOf(server.requests[2]!.body)).toEqual(["user: work hard", 'call: console.log("turn one ran")', "result: turn one ran\n", "user: go on"])
   expect(events(resumed).at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "resumed fine" })
 })
 
@@ -92,7 +79,7 @@ test("killed while a script runs: the script is in history with the output it pr
   const resumed = await clanka(["run", "--json", "--resume", id, "what happened?"], { env: served.env })
   expect(resumed.stderr).toBe("")
   expect(resumed.code).toBe(0)
-  expect(history(server.requests[1]!.body)).toEqual([
+  expect(historyOf(server.requests[1]!.body)).toEqual([
     "user: long job",
     'call: console.log("step 1 done"); await sleep(60000); console.log("step 2")',
     "result: step 1 done\n[clanka was stopped while this script ran; it may not have finished]",

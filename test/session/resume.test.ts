@@ -1,33 +1,18 @@
 // Item 2 of sessions: --resume, --continue, --fork; `clanka sessions` and `sessions show`.
 import { afterEach, expect, test } from "bun:test"
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fromSubagent, type FakeServer } from "../support/fake-model.ts"
 import { BUN, MAIN } from "../support/cli.ts"
-import { temporaryDirectory } from "../support/temp.ts"
-import { clanka, events, finish, serve, sessionFiles, transcript } from "./helpers.ts"
+import { clanka, events, finish, historyOf, serve, sessionFiles, testbed, transcript } from "./helpers.ts"
 
-const root = temporaryDirectory("clanka-resume-")
-const workspace = join(root, "work")
+const { root, workspace, freshHome } = testbed("clanka-resume-", ["other"])
 const other = join(root, "other")
-mkdirSync(workspace)
-mkdirSync(other)
-let n = 0
-const freshHome = () => join(root, `home${++n}`)
 let server: FakeServer | undefined
 afterEach(async () => {
   await server?.close()
   server = undefined
 })
-
-/** The user and tool texts of a request, as the model saw its history. */
-function historyOf(body: any): string[] {
-  return body.messages.flatMap((message: any) =>
-    message.content.map((block: any) =>
-      block.type === "text" ? `${message.role}: ${block.text}` : block.type === "tool_result" ? `result: ${block.content}` : `call: ${block.input.script}`,
-    ),
-  )
-}
 
 test("--resume ID (a prefix) goes on with the same session: full history, new prompt last, same id", async () => {
   const home = freshHome()
