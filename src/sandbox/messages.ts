@@ -13,7 +13,8 @@ export type ToMain =
 
 export type ToWorker =
   /** `acked` counts output characters the main thread has taken; `window` how far ahead to run. */
-  | { type: "init"; toolNames: string[]; spread?: string[]; acked: Int32Array<SharedArrayBuffer>; window: number }
-  | { type: "run"; runId: number; script: string }
+  | { type: "init"; acked: Int32Array<SharedArrayBuffer>; window: number }
+  /** `toolNames`: the script's tool globals; those in `spread` pass all their arguments, as an array. */
+  | { type: "run"; runId: number; script: string; toolNames: string[]; spread: string[] }
   | { type: "result"; runId: number; callId: number; ok: true; value: string | undefined }
   | { type: "result"; runId: number; callId: number; ok: false; error: string }

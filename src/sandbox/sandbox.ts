@@ -69,16 +69,13 @@ export class Sandbox {
    */
   constructor(
     private toolNames: readonly string[],
-    private spread: readonly string[] = [],
+    private spread: readonly string[],
   ) {}
 
-  /** Tools added after start (MCP servers): idle workers learn the new globals before their next script. */
-  setToolNames(names: readonly string[], spread: readonly string[] = this.spread): void {
+  /** Tools added after start (MCP servers): every script started from now on gets them. */
+  setToolNames(names: readonly string[], spread: readonly string[]): void {
     this.toolNames = names
     this.spread = spread
-    for (const { worker, acked } of this.idle) {
-      worker.postMessage({ type: "init", toolNames: [...names], spread: [...spread], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
-    }
   }
 
   private watch(runId: number, stop: () => void): void {
@@ -106,7 +103,7 @@ export class Sandbox {
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
     const acked = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ type: "init", toolNames: [...this.toolNames], spread: [...this.spread], acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    worker.postMessage({ type: "init", acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
     return { worker, acked }
   }
 
@@ -184,7 +181,7 @@ export class Sandbox {
       worker.addEventListener("close", onClose)
       if (options.signal?.aborted) return onAbort()
       options.signal?.addEventListener("abort", onAbort)
-      worker.postMessage({ type: "run", runId, script: options.script } satisfies ToWorker)
+      worker.postMessage({ type: "run", runId, script: options.script, toolNames: [...this.toolNames], spread: [...this.spread] } satisfies ToWorker)
     })
     return { result, consumed }
   }

@@ -12,9 +12,6 @@ import type { ToMain, ToWorker } from "./messages.ts"
 
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
 
-let toolNames: string[] = []
-/** Tools whose calls pass all their arguments, as an array (search(query, options)). */
-let spread: string[] = []
 // Flow control: `sent` counts output characters posted; the main thread adds what it has taken
 // to `acked`. Both wrap modulo 2^32, so their difference is taken as an int32.
 let acked: Int32Array<ArrayBufferLike> = new Int32Array(1)
@@ -31,11 +28,9 @@ let current: { runId: number; script: string; source: Source; settled: boolean; 
 self.onmessage = (event) => {
   const message = event.data
   if (message.type === "init") {
-    toolNames = message.toolNames
-    spread = message.spread ?? []
     acked = message.acked
     outputWindow = message.window
-  } else if (message.type === "run") run(message.runId, message.script)
+  } else if (message.type === "run") run(message)
   else if (message.type === "result") {
     const call = pending.get(message.callId)
     if (!call) return
@@ -91,7 +86,7 @@ function compile(script: string, realm?: Realm): vm.Script {
   })
 }
 
-function run(runId: number, original: string): void {
+function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, { type: "run" }>): void {
   // Strips a wrapping code fence and repairs templates only when the script needs it.
   const { script, firstLine } = prepareScript(original)
   const source: Source = { original, firstLine }

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test"
-import { readFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { InvalidParamsError, ScriptError, ToolError } from "../../src/contract.ts"
@@ -141,5 +141,27 @@ describe("stdio MCP servers on the executor's side", () => {
     `)
     expect(after.error).toBeUndefined()
     expect(after.output).toMatch(/^mcp\.mortal\.echo: the MCP server "mortal" is not running: it exited \(its last words on stderr: .*\)\nEcho: still here\ntrue\n$/)
+  })
+
+  test("servers added while a script runs are globals of the next script, on the same worker too", async () => {
+    const late = new LocalExecutor({ directory: dir })
+    try {
+      const first = (async () => {
+        let output = ""
+        // Runs until the test says the servers are up.
+        const script = 'while (!(await ls(".")).includes("late-go")) await sleep(10); console.log(typeof mcp)'
+        for await (const text of late.execute({ script, onTaskComplete() {}, onSubagent: async () => "" })) output += text
+        return output
+      })()
+      // Started while the script runs (the worker is busy, not idle).
+      await late.capabilities({ mcpServers: { everything: everythingStdio } })
+      await writeFile(join(dir, "late-go"), "")
+      expect(await first).toBe("undefined\n")
+      let output = ""
+      for await (const text of late.execute({ script: 'console.log(await mcp.everything.echo({ message: "late" }))', onTaskComplete() {}, onSubagent: async () => "" })) output += text
+      expect(output).toBe("Echo: late\n")
+    } finally {
+      await late.close()
+    }
   })
 })
