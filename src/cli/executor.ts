@@ -71,7 +71,7 @@ export default defineCommand({
 
 /** Runs this executor again inside the OS sandbox, on the same stdio, and exits as it does. */
 function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
-  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy)
+  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
   const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" })
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
   return new Promise((done) => {

@@ -105,7 +105,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const { RemoteExecutor } = await import("./remote.ts")
   const start = (policy: SandboxPolicy) =>
     RemoteExecutor.start({
-      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, mcpPaths(options)),
+      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }),
       label: "the local executor",
       local: true,
       env: executorEnv(options.env),

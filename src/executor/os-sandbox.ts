@@ -72,25 +72,30 @@ export function unavailable(request: SandboxRequest, off: SandboxPolicy, reason?
   throw new UsageError(`--sandbox ${request} needs the OS sandbox, but ${what}; ${INSTALL_HINT}, or pass --sandbox off`)
 }
 
-/**
- * `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off.
- * `readable`: other paths the executor must read (MCP servers' programs and scripts).
- */
-export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy, readable: readonly string[] = []): string[] {
+/** What a sandboxed executor needs beside its policy. */
+export interface SandboxNeeds {
+  /** It offers search: this workspace's index directory is writable. */
+  search: boolean
+  /** Other paths it must read (MCP servers' programs and scripts). */
+  readable?: readonly string[]
+}
+
+/** `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off. */
+export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
   if (policy.mode === "off") return argv
-  if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy), ...argv]
+  if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy, needs.search), ...argv]
   const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
   const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
   // (the program, when clanka itself runs from /tmp; an MCP server's script) comes back read-only.
   // Also when the workspace is under the same top directory: only the workspace itself is bound
   // (after this, so it stays writable), not its siblings (an uploaded clanka in a cache beside it).
-  for (const path of [...argv, ...readable]) {
+  for (const path of [...argv, ...(needs.readable ?? [])]) {
     const top = underTmp(path)
     if (top && !args.includes(top)) args.push("--ro-bind", top, top)
   }
   args.push(bind, workspace, workspace)
-  const index = searchIndexBind(argv, workspace)
+  const index = searchIndexBind(needs.search, workspace)
   if (index) args.push("--bind", index, index)
   if (policy.mode === "workspace-write") for (const dir of policy.writable) if (existsSync(dir)) args.push("--bind", dir, dir)
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
@@ -105,8 +110,8 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
  * search index, unless search is off. It must exist already (prepareSearchIndexDir): the sandbox
  * cannot create it, and without it the index is kept in memory.
  */
-function searchIndexBind(argv: readonly string[], workspace: string): string | undefined {
-  if (argv.includes("--no-search")) return undefined
+function searchIndexBind(search: boolean, workspace: string): string | undefined {
+  if (!search) return undefined
   const dir = searchIndexDir(workspace)
   return existsSync(dir) ? dir : undefined
 }
@@ -125,10 +130,10 @@ function underTmp(path: string): string | undefined {
 }
 
 /** A sandbox-exec profile with the same rule (macOS; written here, not run on this project's machines). */
-export function seatbeltProfile(workspace: string, policy: SandboxPolicy): string {
+export function seatbeltProfile(workspace: string, policy: SandboxPolicy, search: boolean): string {
   const quote = (path: string) => JSON.stringify(path)
   const writable = policy.mode === "workspace-write" ? [workspace, ...policy.writable, "/private/tmp", "/private/var/folders"] : []
-  const index = searchIndexBind([], workspace)
+  const index = searchIndexBind(search, workspace)
   if (index) writable.push(index)
   const rules = [
     "(version 1)",
