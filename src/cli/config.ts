@@ -8,12 +8,13 @@ export default defineCommand({
     json: { type: "boolean", description: "print {config, sources, files} as JSON" },
   },
   async run({ args }) {
-    const { config, sources, files } = loadConfig(args.directory ?? ".")
-    // CLANKA_MODEL beats the files (an environment variable is a choice made for this shell).
-    if (process.env.CLANKA_MODEL) {
-      config.model = process.env.CLANKA_MODEL
-      sources.model = "CLANKA_MODEL"
-    }
+    const loaded = loadConfig(args.directory ?? ".")
+    // CLANKA_MODEL beats the files (an environment variable is a choice made for this shell);
+    // copies, since loadConfig keeps what it read for the rest of the process.
+    const env = process.env.CLANKA_MODEL
+    const config = env ? { ...loaded.config, model: env } : loaded.config
+    const sources = env ? { ...loaded.sources, model: "CLANKA_MODEL" } : loaded.sources
+    const files = loaded.files
     if (args.json) {
       process.stdout.write(JSON.stringify({ config, sources, files }, null, 2) + "\n")
       return

@@ -8,7 +8,7 @@ import { CancelledError, type Executor, noSubagents, ScriptError } from "../cont
 import { ClankaError, ExitCode } from "../errors.ts"
 import { visible } from "../output/visible.ts"
 import { errorMessage } from "../util/error-message.ts"
-import { type ExecutorFlags, openHosts, type SshHost } from "./executor-flags.ts"
+import { callsSearch, type ExecutorFlags, openHosts, type SshHost } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
 /** What `--json` prints for each host, one line each. */
@@ -91,7 +91,7 @@ async function runOn(
   })
   let executor: Executor
   try {
-    executor = (await openHosts(args, [host]))[0]!.executor
+    executor = (await openHosts(args, [host], { searchLikely: callsSearch(script) }))[0]!.executor
   } catch (error) {
     return failure(error)
   }

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { CancelledError, noSubagents, ScriptError } from "../contract.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor, sshHosts } from "./executor-flags.ts"
+import { callsSearch, executorArgs, openExecutor, sshHosts } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -26,7 +26,7 @@ export default defineCommand({
       const { execOnHosts } = await import("./exec-hosts.ts")
       return execOnHosts(args, all, script, timeoutMs, args.json ?? false)
     }
-    const executor = await openExecutor(args, { searchLikely: /\bsearch\s*\(/.test(script) })
+    const executor = await openExecutor(args, { searchLikely: callsSearch(script) })
     const interrupt = catchInterrupts()
     try {
       const output = executor.execute({

@@ -101,6 +101,11 @@ export async function openHosts(args: ExecutorFlags, hosts: SshHost[], options: 
   return hosts.map((host, index) => ({ ...host, executor: (opened[index] as PromiseFulfilledResult<Executor>).value }))
 }
 
+/** A script that may call search(): its sandboxed executor gets a persistent index directory. */
+export function callsSearch(script: string): boolean {
+  return /\bsearch\s*\(/.test(script)
+}
+
 interface OpenOptions {
   /** A search is likely: a sandboxed local executor gets a persistent index directory. */
   searchLikely?: boolean

@@ -29,6 +29,13 @@ test("clanka exec: search works in the sandboxed executor and the index persists
   expect(existsSync(join(searchIndexDir(app, env), "index.sqlite"))).toBe(true)
 })
 
+test("clanka exec --json (one result per host) keeps the index in the cache too", async () => {
+  const jsonApp = workspace("json-app", { "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts * 2\n}\n" })
+  const result = await clanka(["exec", "--json", "-C", jsonApp, "-e", 'console.log((await search("retry with backoff")).split("\\n")[0])'], { env })
+  expect(JSON.parse(result.stdout)).toMatchObject({ host: "local", exitCode: 0, output: "src/retry.ts:1-3\n" })
+  expect(existsSync(join(searchIndexDir(jsonApp, env), "index.sqlite"))).toBe(true)
+})
+
 test("several clanka processes searching one workspace at once all get their answer", async () => {
   const files: Record<string, string> = {}
   for (let i = 0; i < 300; i++) files[`src/m${i}.ts`] = `export function handler${i}(value: number) {\n  return value + ${i}\n}\n`
