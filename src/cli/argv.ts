@@ -19,7 +19,7 @@ interface Flag {
  * citty keeps only the last value of a flag given twice, so the values of a repeatable flag reach
  * it joined with this character, which no argument can hold; `repeated()` splits them again.
  */
-export const REPEAT_SEPARATOR = "\0"
+const REPEAT_SEPARATOR = "\0"
 
 /** The values of a repeatable flag as the command receives it from citty. */
 export function repeated(value: string | undefined): string[] {

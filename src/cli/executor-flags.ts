@@ -5,7 +5,7 @@ import { type Config, type HttpMcpServer, isHttpServer } from "../config/schema.
 import { type ConnectOptions, parseSshTarget } from "../executor/connect.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
-import { REPEAT_SEPARATOR, repeated } from "./argv.ts"
+import { repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
@@ -115,17 +115,13 @@ interface OpenOptions {
 /** One executor; flags beat the config files. */
 async function openOne(args: ExecutorFlags, ssh: string | undefined, options: OpenOptions): Promise<Executor> {
   const { config } = projectConfig(args)
-  if (args.executor === undefined) {
-    args = {
-      ...args,
-      sandbox: args.sandbox ?? config.sandbox,
-      network: args.network ?? config.network,
-      ...(args.writable === undefined && config.writable?.length ? { writable: config.writable.join(REPEAT_SEPARATOR) } : {}),
-      ...(args.env === undefined && args.ssh === undefined && config.env?.length ? { env: config.env.join(REPEAT_SEPARATOR) } : {}),
-      "remote-bin": args["remote-bin"] ?? config.remoteBin,
-    }
-  }
-  const env = repeated(args.env)
+  // The files' sandbox, network, writable and env apply to executors this process starts: not to
+  // an --executor command (it picks its own), and env only to a local one.
+  const files = args.executor === undefined ? config : {}
+  const writable = args.writable !== undefined ? repeated(args.writable) : (files.writable ?? [])
+  const env = args.env !== undefined ? repeated(args.env) : ssh === undefined ? (files.env ?? []) : []
+  const sandbox = args.sandbox ?? files.sandbox
+  const remoteBin = args["remote-bin"] ?? files.remoteBin
   for (const name of env) {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
@@ -146,12 +142,12 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       executor: args.executor,
       ssh,
       ...(options.progress ? { progress: options.progress } : {}),
-      remoteBin: args["remote-bin"],
+      remoteBin,
       upload: args.upload !== false,
       local: "child",
-      ...(args.sandbox === undefined ? {} : { sandbox: sandboxRequest(args.sandbox, "auto") }),
-      network: args.network ?? false,
-      writable: repeated(args.writable),
+      ...(sandbox === undefined ? {} : { sandbox: sandboxRequest(sandbox, "auto") }),
+      network: args.network ?? files.network ?? false,
+      writable,
       env,
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,
