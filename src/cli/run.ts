@@ -6,7 +6,7 @@ import { schemaProblem } from "../schema/validate.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
-import { createFormatter, outputFormats, type OutputFormat } from "../output/format.ts"
+import { chooseOutputFormat, createFormatter, type OutputFormat } from "../output/format.ts"
 import type { Model } from "../providers/model.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
@@ -34,7 +34,7 @@ export default defineCommand({
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
     const { config, sources } = projectConfig(args)
-    const format = outputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
+    const format = chooseOutputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
     return await runAgent(
@@ -239,18 +239,6 @@ async function converse(
     interrupt.signal.addEventListener("abort", () => rl.close(), { once: true })
     rl.prompt()
   })
-}
-
-function outputFormat(output: string | undefined, json: boolean | undefined): OutputFormat {
-  if (json) {
-    if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
-    return "ndjson"
-  }
-  if (output === undefined) return process.stdout.isTTY ? "pretty" : "text"
-  if (!(outputFormats as readonly string[]).includes(output)) {
-    throw new UsageError(`unknown output format "${output}": use one of ${outputFormats.join(", ")}`)
-  }
-  return output as OutputFormat
 }
 
 async function readPrompt(prompt: string | undefined): Promise<string> {

@@ -7,7 +7,6 @@ import { defineCommand } from "citty"
 import { realpathSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
-import type { OutputFormat } from "../output/format.ts"
 import { visible } from "../output/visible.ts"
 import { findSession, listSessions, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
@@ -72,8 +71,8 @@ function list(json: boolean, all: boolean): number {
 
 async function show(id: string, option: string | undefined, json: boolean): Promise<number> {
   // The formatters are loaded only to replay: a listing does without them.
-  const { createFormatter, outputFormats } = await import("../output/format.ts")
-  const output = format(option, json, outputFormats)
+  const { chooseOutputFormat, createFormatter } = await import("../output/format.ts")
+  const output = chooseOutputFormat(option, json)
   const session = findSession(id)
   const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr })
   for (const line of parseTranscript(await readFile(session.path, "utf8"))) if (line.type === "event") print(line.event)
@@ -124,14 +123,4 @@ function realDirectory(directory: string): string {
   } catch {
     return directory
   }
-}
-
-function format(output: string | undefined, json: boolean, outputFormats: readonly OutputFormat[]): OutputFormat {
-  if (json) {
-    if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
-    return "ndjson"
-  }
-  if (output === undefined) return process.stdout.isTTY ? "pretty" : "text"
-  if (!(outputFormats as readonly string[]).includes(output)) throw new UsageError(`unknown output format "${output}": use one of ${outputFormats.join(", ")}`)
-  return output as OutputFormat
 }
