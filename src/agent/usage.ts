@@ -22,9 +22,7 @@ export class UsageTotals {
 
   /** One response (or the part of one a failure left): also the latest context size. */
   add(usage: TokenUsage): void {
-    const cost = costUsd(this.model.provider, this.model.id, usage)
-    this.budget?.add(cost)
-    this.sum(usage, cost)
+    this.addSpent(usage)
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
   }
 
