@@ -232,20 +232,7 @@ export function createAgent(options: AgentOptions): Agent {
     try {
       const caps = await (capabilities ??= options.executor.capabilities())
       const signal = sendOptions.signal ?? new AbortController().signal
-      const shared: LoopShared = {
-        executor: options.executor,
-        toolNames: [],
-        subagentModel: options.model,
-        subagentSystem: "",
-        turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
-        retry: { ...DEFAULT_RETRY, ...options.retry },
-        maxNudges: 0,
-        outputLimitBytes: 0,
-        lock: new OutputLock(emit),
-        nextSubagentId: (parent) => parent,
-        subagents: new Set(),
-        subagentCompactAt: compactAt,
-      }
+      const shared = { turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, retry: { ...DEFAULT_RETRY, ...options.retry } }
       const usage = new UsageTotals(options.model)
       try {
         await compactRun(shared, {

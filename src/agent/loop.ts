@@ -236,7 +236,10 @@ class PromptTooLongError extends RunError {
  * Replaces the older history with a summary the model writes, keeping the newest turns that fit
  * in `keepTokens` (at least the newest one); false when there is nothing older to summarise.
  */
-export async function compactRun(shared: LoopShared, run: LoopRun, keepTokens = Math.floor(run.compactAt * 0.3)): Promise<boolean> {
+/** What a model request needs of the shared settings. */
+type TurnSettings = Pick<LoopShared, "turnTimeoutMs" | "retry">
+
+export async function compactRun(shared: TurnSettings, run: LoopRun, keepTokens = Math.floor(run.compactAt * 0.3)): Promise<boolean> {
   const started = performance.now()
   const before = estimateTokens(run.system, run.messages, run.anchor)
   const start = tailStart(run.messages, keepTokens)
@@ -267,7 +270,7 @@ export async function compactRun(shared: LoopShared, run: LoopRun, keepTokens = 
   return true
 }
 
-async function turnWithRetries(shared: LoopShared, run: LoopRun, tools: ToolSpec[] = [EXECUTE_TOOL]): Promise<TurnResult> {
+async function turnWithRetries(shared: TurnSettings, run: LoopRun, tools: ToolSpec[] = [EXECUTE_TOOL]): Promise<TurnResult> {
   for (let attempt = 0; ; attempt++) {
     let scripts = 0
     const dropScripts = (output: string) => {
