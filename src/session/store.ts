@@ -79,15 +79,8 @@ export function hostName(): string {
  * last run — AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another
  * AgentError `failed`, no end at all (killed, crashed) `interrupted`.
  */
-export function summarize(path: string): SessionSummary | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, "r")
-  } catch {
-    return undefined
-  }
-  try {
-    const size = fstatSync(fd).size
+function summarize(path: string): SessionSummary | undefined {
+  return withFile(path, (fd, size) => {
     const header = headerAt(fd, size)
     if (!header) return undefined
     // Wider reads from the end until the facts are found (a long last line, a run still going),
@@ -102,8 +95,30 @@ export function summarize(path: string): SessionSummary | undefined {
     const status: SessionStatus =
       !facts.closed && facts.open && alive(facts.open.pid, facts.open.host) ? "running" : (facts.end ?? "interrupted")
     return { id: header.id, path, header, status, turns: facts.totals?.turns ?? 0, costUsd: facts.totals ? facts.totals.costUsd : 0 }
+  })
+}
+
+/** `read` on the open file and its size; undefined when it cannot be opened. */
+function withFile<T>(path: string, read: (fd: number, size: number) => T | undefined): T | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, "r")
+  } catch {
+    return undefined
+  }
+  try {
+    return read(fd, fstatSync(fd).size)
   } finally {
     closeSync(fd)
+  }
+}
+
+/** The transcripts' file names in the sessions directory (none when it does not exist yet). */
+function transcriptNames(directory: string): string[] {
+  try {
+    return readdirSync(directory).filter((name) => name.endsWith(".jsonl"))
+  } catch {
+    return []
   }
 }
 
@@ -157,15 +172,8 @@ function tailFacts(text: string): TailFacts {
 /** Every session, newest first. */
 export function listSessions(env: Env = process.env): SessionSummary[] {
   const directory = sessionsDirectory(env)
-  let names: string[]
-  try {
-    names = readdirSync(directory)
-  } catch {
-    return []
-  }
   const sessions: SessionSummary[] = []
-  for (const name of names) {
-    if (!name.endsWith(".jsonl")) continue
+  for (const name of transcriptNames(directory)) {
     const summary = summarize(`${directory}/${name}`)
     if (summary) sessions.push(summary)
   }
@@ -178,16 +186,9 @@ export function listSessions(env: Env = process.env): SessionSummary[] {
  */
 export function newestSession(wanted: (header: SessionHeader) => boolean, env: Env = process.env): SessionSummary | undefined {
   const directory = sessionsDirectory(env)
-  let names: string[]
-  try {
-    names = readdirSync(directory)
-  } catch {
-    return undefined
-  }
   // The newest is the one written to last (a session resumed yesterday beats one started before it).
   let best: { header: SessionHeader; path: string; written: number } | undefined
-  for (const name of names) {
-    if (!name.endsWith(".jsonl")) continue
+  for (const name of transcriptNames(directory)) {
     const path = join(directory, name)
     const header = readHeader(path)
     if (!header || !wanted(header)) continue
@@ -198,17 +199,7 @@ export function newestSession(wanted: (header: SessionHeader) => boolean, env: E
 }
 
 function readHeader(path: string): SessionHeader | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, "r")
-  } catch {
-    return undefined
-  }
-  try {
-    return headerAt(fd, fstatSync(fd).size)
-  } finally {
-    closeSync(fd)
-  }
+  return withFile(path, headerAt)
 }
 
 /** The header line of an open transcript of `size` bytes, if it has a complete one. */
@@ -226,13 +217,7 @@ export function findSession(id: string, env: Env = process.env): SessionSummary 
   const wanted = id.trim().toLowerCase()
   if (!/^[0-9a-f-]+$/.test(wanted)) throw new UsageError(`"${id}" is not a session id (see clanka sessions)`)
   const directory = sessionsDirectory(env)
-  let names: string[]
-  try {
-    names = readdirSync(directory)
-  } catch {
-    names = []
-  }
-  const matches = names.filter((name) => name.endsWith(".jsonl") && name.startsWith(wanted))
+  const matches = transcriptNames(directory).filter((name) => name.startsWith(wanted))
   if (matches.length === 0) throw new UsageError(`no session ${id} in ${directory} (see clanka sessions --all)`)
   if (matches.length > 1) {
     const ids = matches.slice(0, 5).map((name) => name.slice(0, -".jsonl".length))
