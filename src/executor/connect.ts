@@ -10,6 +10,7 @@ import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
 import { resolveSandbox, sandboxedArgv, sandboxFlags, unavailable, type SandboxRequest } from "./os-sandbox.ts"
 import { selfCommand } from "./self.ts"
+import { parseSshTarget } from "./ssh-target.ts"
 
 export interface ConnectOptions {
   /**
@@ -137,38 +138,4 @@ async function checkDirectory(directory: string): Promise<void> {
   const info = await stat(directory).catch(() => undefined)
   if (!info) throw new UsageError(`-C ${directory}: no such directory`)
   if (!info.isDirectory()) throw new UsageError(`-C ${directory}: not a directory`)
-}
-
-export interface SshTarget {
-  /** `[USER@]HOST` as ssh takes it (an alias from ~/.ssh/config works). */
-  host: string
-  directory?: string
-}
-
-/** `[USER@]HOST[:DIR]`; `[v6addr]:DIR` for IPv6 literals. */
-export function parseSshTarget(spec: string): SshTarget {
-  let host = spec
-  let directory: string | undefined
-  const bracket = spec.match(/^((?:[^@\s]+@)?)\[([^\]]+)\](?::(.*))?$/)
-  if (bracket) {
-    host = `${bracket[1]}${bracket[2]}`
-    directory = bracket[3]
-  } else {
-    const colon = spec.indexOf(":")
-    if (colon !== -1) {
-      host = spec.slice(0, colon)
-      directory = spec.slice(colon + 1)
-    }
-  }
-  if (host === "" || host.startsWith("-") || /\s/.test(host)) {
-    throw new UsageError(`--ssh expects [USER@]HOST[:DIR], got "${spec}"`)
-  }
-  return { host, directory: directory === "" ? undefined : directory }
-}
-
-/** Quotes for the remote POSIX shell; a leading `~/` stays unquoted so it still expands. */
-export function shellQuote(word: string): string {
-  if (/^[\w@%+=:,./~-]+$/.test(word)) return word
-  const home = word.match(/^~[\w.-]*\//)?.[0] ?? ""
-  return home + `'${word.slice(home.length).replace(/'/g, `'\\''`)}'`
 }

@@ -4,8 +4,9 @@
  * its cache first (upload.ts), unless --no-upload.
  */
 import type { Executor } from "../contract.ts"
-import type { ConnectOptions, SshTarget } from "./connect.ts"
-import { noSearch, shellQuote } from "./connect.ts"
+import type { ConnectOptions } from "./connect.ts"
+import { noSearch } from "./connect.ts"
+import { shellQuote, type SshTarget } from "./ssh-target.ts"
 import { sandboxFlags } from "./os-sandbox.ts"
 import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
 import { binaryFor, compiledSelf, ownTarget } from "./self-binary.ts"

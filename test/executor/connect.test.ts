@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test"
 import { UsageError } from "../../src/errors.ts"
-import { connectExecutor, parseSshTarget, shellQuote } from "../../src/executor/connect.ts"
+import { connectExecutor } from "../../src/executor/connect.ts"
+import { parseSshTarget, shellQuote } from "../../src/executor/ssh-target.ts"
 
 test("--ssh takes [USER@]HOST[:DIR]", () => {
   expect(parseSshTarget("box")).toEqual({ host: "box", directory: undefined })
