@@ -10,6 +10,7 @@ const sleepRange = (issue: { received: string }) => `expected milliseconds from 
 export const controlTools = [
   defineTool({
     name: "taskComplete",
+    keepsIndex: true,
     description: "Finish the task with a summary for the user; the run ends after this script.",
     params: v.string(),
     paramName: "output",
@@ -36,6 +37,7 @@ export const controlTools = [
   }),
   defineTool({
     name: "sleep",
+    keepsIndex: true,
     description: "Wait for the given number of milliseconds.",
     params: v.pipe(v.number(sleepRange), v.minValue(0, sleepRange), v.maxValue(MAX_SLEEP_MS, sleepRange)),
     paramName: "ms",

@@ -83,6 +83,7 @@ const Line = v.pipe(v.number(), v.integer(), v.minValue(1))
 export const fsTools: Tool[] = [
   defineTool({
     name: "readFile",
+    keepsIndex: true,
     description: "Read a text file, optionally only lines startLine..endLine (1-based, inclusive); null if missing.",
     params: v.object({ path: v.string(), startLine: v.optional(Line), endLine: v.optional(Line) }),
     result: v.nullable(v.string()),
@@ -100,6 +101,7 @@ export const fsTools: Tool[] = [
   }),
   defineTool({
     name: "writeFile",
+    keepsIndex: true,
     description: "Create or overwrite a file with content, creating parent directories.",
     params: v.object({ path: v.string(), content: v.string() }),
     result: v.void(),
@@ -117,6 +119,7 @@ export const fsTools: Tool[] = [
   }),
   defineTool({
     name: "removeFile",
+    keepsIndex: true,
     description: "Delete a file.",
     params: v.string(),
     paramName: "path",
@@ -133,6 +136,7 @@ export const fsTools: Tool[] = [
   }),
   defineTool({
     name: "renameFile",
+    keepsIndex: true,
     description: "Move or rename a file or directory, creating the target's parent directories.",
     params: v.object({ from: v.string(), to: v.string() }),
     result: v.void(),
@@ -151,6 +155,7 @@ export const fsTools: Tool[] = [
   }),
   defineTool({
     name: "ls",
+    keepsIndex: true,
     description: "List a directory: sorted entry names, directories end with /.",
     params: v.string(),
     paramName: "directory",

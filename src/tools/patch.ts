@@ -6,6 +6,7 @@ import { defineTool, type Tool } from "./tool.ts"
 export const patchTools: Tool[] = [
   defineTool({
     name: "applyPatch",
+    keepsIndex: true,
     description:
       "Edit files with one patch (`*** Begin Patch` format, git diff or unified diff): add, update, move and delete several files, all or nothing. Returns `A|M|D path` lines.",
     params: v.string(),

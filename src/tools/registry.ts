@@ -71,7 +71,7 @@ export class ToolRegistry {
     const parsed = v.safeParse(tool.params, params)
     if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
     // Before and after: the search index trusts itself only while no such tool has run (live.ts).
-    toolCalled(name)
+    toolCalled(tool)
     try {
       return await tool.run(parsed.output, ctx)
     } catch (error) {
@@ -82,7 +82,7 @@ export class ToolRegistry {
       const message = errorMessage(error)
       throw new ToolError(`${name}: ${message}`)
     } finally {
-      toolCalled(name)
+      toolCalled(tool)
     }
   }
 }

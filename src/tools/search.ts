@@ -57,6 +57,7 @@ const RgParams = v.object({
 export const searchTools: Tool[] = [
   defineTool({
     name: "rg",
+    keepsIndex: true,
     description:
       "Search file contents with a regex (respects .gitignore, skips hidden and binary files); matches grouped by file as `line:text`.",
     params: RgParams,
@@ -65,6 +66,7 @@ export const searchTools: Tool[] = [
   }),
   defineTool({
     name: "glob",
+    keepsIndex: true,
     // No "*" followed by "/" in descriptions: it would end the declaration's comment.
     description: "Sorted relative paths of files matching a glob: * within a name, ** across directories (src/**, *.{js,json}); respects .gitignore.",
     params: v.string(),

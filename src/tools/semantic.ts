@@ -18,6 +18,7 @@ export type SearchToolOptions = v.InferOutput<typeof SearchOptions>
 export const semanticTools: Tool[] = [
   defineTool({
     name: "search",
+    keepsIndex: true,
     description: "Find code by describing it in words; the best chunks as `path:start-end` then their lines.",
     params: v.tuple([v.pipe(v.string(), v.minLength(1)), v.optional(SearchOptions)]),
     argNames: ["query", "options"],

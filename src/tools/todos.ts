@@ -36,6 +36,7 @@ export class TodoStore {
 export const todoTools = [
   defineTool({
     name: "listTodos",
+    keepsIndex: true,
     description: "List the todo list of this session.",
     params: v.void(),
     result: v.array(TodoSchema),
@@ -43,6 +44,7 @@ export const todoTools = [
   }),
   defineTool({
     name: "addTodo",
+    keepsIndex: true,
     description: "Add an item to the todo list; returns it with its id.",
     params: v.string(),
     paramName: "text",
@@ -51,6 +53,7 @@ export const todoTools = [
   }),
   defineTool({
     name: "updateTodo",
+    keepsIndex: true,
     description: "Change a todo's text or mark it completed.",
     params: v.object({ id: v.number(), text: v.optional(v.string()), completed: v.optional(v.boolean()) }),
     result: TodoSchema,
@@ -58,6 +61,7 @@ export const todoTools = [
   }),
   defineTool({
     name: "clearTodos",
+    keepsIndex: true,
     description: "Remove every item from the todo list.",
     params: v.void(),
     result: v.void(),

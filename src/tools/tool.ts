@@ -43,6 +43,11 @@ export interface Tool<P = any, R = any> {
   declaredArgs?: number
   /** Left out of the declarations the model sees (the agent declares it when it applies). */
   hidden?: boolean
+  /**
+   * It cannot change files behind the search index's back: it only reads, or writes through
+   * filesChanged. Any other tool (bash, gh, a custom or MCP tool) makes the next search scan.
+   */
+  keepsIndex?: boolean
   run(params: P, ctx: ToolContext): Promise<R>
 }
 
@@ -56,6 +61,7 @@ export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchem
   result: RS
   declaredArgs?: number
   hidden?: boolean
+  keepsIndex?: boolean
   run(params: v.InferOutput<PS>, ctx: ToolContext): Promise<v.InferOutput<RS>>
 }): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {
   return tool as unknown as Tool<v.InferOutput<PS>, v.InferOutput<RS>>

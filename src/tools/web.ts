@@ -7,6 +7,7 @@ import { fetchMarkdown } from "./web/fetch-markdown.ts"
 export const webTools: Tool[] = [
   defineTool({
     name: "webSearch",
+    keepsIndex: true,
     description: "Search the web (Exa; needs EXA_API_KEY); results as markdown with title, URL, date and text.",
     params: v.object({
       ...WebSearchParamsSchema.entries,
@@ -19,6 +20,7 @@ export const webTools: Tool[] = [
   }),
   defineTool({
     name: "fetchMarkdown",
+    keepsIndex: true,
     description: "Fetch a URL; HTML comes back as markdown, text, markdown and JSON as they are.",
     params: v.pipe(v.string(), v.minLength(1)),
     paramName: "url",

@@ -30,17 +30,11 @@ export async function filesChanged(directory: string, paths: readonly string[]):
   if (inside.length) await index.refresh(inside)
 }
 
-/**
- * Tools that cannot change files behind the index's back: they read, or they write through
- * filesChanged. Any other tool (bash, gh, a custom or MCP tool) may, and makes the next search scan.
- */
-const KEEPS_INDEX = new Set(["readFile", "ls", "glob", "rg", "search", "writeFile", "removeFile", "renameFile", "applyPatch", "listTodos", "addTodo", "updateTodo", "clearTodos", "webSearch", "fetchMarkdown", "sleep", "taskComplete"])
-
 let generation = 0
 
-/** Called around every tool call: counts the calls that may have changed files. */
-export function toolCalled(name: string): void {
-  if (!KEEPS_INDEX.has(name)) generation++
+/** Called around every tool call: counts the calls that may have changed files (Tool.keepsIndex). */
+export function toolCalled(tool: { keepsIndex?: boolean }): void {
+  if (!tool.keepsIndex) generation++
 }
 
 /** Something changed that filesChanged was not told of (a patch's move): the next search scans. */
