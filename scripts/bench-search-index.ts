@@ -133,7 +133,7 @@ for (const [label, source] of [["30 equally common words", uniform], ["Zipf over
       pick(index.store, lexicalRanking(index.store, query, 100), 5, () => true)
       rank.push(performance.now() - started)
       if (i % 5 !== 0) continue
-      toolCalled({}) // a tool such as bash // as after a bash call: the next search scans the tree
+      toolCalled({}) // as after a bash call: the next search scans the tree
       started = performance.now()
       await index.catchUp(2 ** 31 - 1)
       pick(index.store, lexicalRanking(index.store, query, 100), 5, () => true)
