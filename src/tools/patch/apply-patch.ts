@@ -10,6 +10,8 @@ export interface ApplyOptions {
   signal?: AbortSignal
   /** What may be written (default: anything); every target is checked before anything is written. */
   policy?: SandboxPolicy
+  /** Told the absolute paths written and removed (a move's source among them), once committed. */
+  onChanged?(paths: string[]): Promise<void>
 }
 
 /**
@@ -28,5 +30,6 @@ export async function applyPatch(patch: string, directory: string, options: Appl
   await checkWritable({ directory, policy }, "applyPatch", targets, "; no file was changed")
   if (signal?.aborted) throw new CancelledError("cancelled; no file was changed")
   await commitChanges(writes, deletes)
+  await options.onChanged?.([...writes.map((write) => write.target), ...deletes])
   return workspace.summaryText()
 }

@@ -37,11 +37,6 @@ export function toolCalled(tool: { keepsIndex?: boolean }): void {
   if (!tool.keepsIndex) generation++
 }
 
-/** Something changed that filesChanged was not told of (a patch's move): the next search scans. */
-export function indexMayBeStale(): void {
-  generation++
-}
-
 /** Changes whenever a tool ran that may have changed files behind the index's back. */
 export function toolGeneration(): number {
   return generation
