@@ -50,8 +50,8 @@ export default defineCommand({
       import("../executor/local.ts"),
       import("../protocol/server.ts"),
     ])
-    const { withoutSearch } = await import("../tools/semantic/off.ts")
-    const executor = new LocalExecutor({ directory, policy, ...(args.search === false ? { tools: withoutSearch() } : {}) })
+    const { builtinToolsFor } = await import("../tools/registry.ts")
+    const executor = new LocalExecutor({ directory, policy, tools: builtinToolsFor({ search: args.search !== false }) })
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {

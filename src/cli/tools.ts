@@ -8,9 +8,8 @@ export default defineCommand({
     const { config } = projectConfig(args)
     if (args.ssh === undefined && args.executor === undefined && Object.keys(config.mcpServers ?? {}).length === 0) {
       // The local executor's declarations need no executor: the built-in tools render them.
-      const { builtinRegistry, ToolRegistry } = await import("../tools/registry.ts")
-      const { withoutSearch } = await import("../tools/semantic/off.ts")
-      process.stdout.write((args.search === false ? new ToolRegistry(withoutSearch()) : builtinRegistry()).dts + "\n")
+      const { builtinRegistry, builtinToolsFor, ToolRegistry } = await import("../tools/registry.ts")
+      process.stdout.write((args.search === false ? new ToolRegistry(builtinToolsFor({ search: false })) : builtinRegistry()).dts + "\n")
       return
     }
     const executor = await openExecutor(args)

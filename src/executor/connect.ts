@@ -90,8 +90,8 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const directory = resolve(options.directory ?? ".")
   if (options.local !== "child") {
     const { LocalExecutor } = await import("./local.ts")
-    const { withoutSearch } = await import("../tools/semantic/off.ts")
-    return new LocalExecutor({ directory, ...(options.search === false ? { tools: withoutSearch() } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) })
+    const { builtinToolsFor } = await import("../tools/registry.ts")
+    return new LocalExecutor({ directory, tools: builtinToolsFor({ search: options.search !== false }), ...(options.mcp ? { mcp: options.mcp } : {}) })
   }
   const workspace = realpathSync(directory)
   const request = options.sandbox ?? "auto"

@@ -87,6 +87,11 @@ export class ToolRegistry {
   }
 }
 
+/** The built-in tools, without `search` when it is off (--no-search: no declaration, supportsSearch false). */
+export function builtinToolsFor(options: { search: boolean }): readonly Tool[] {
+  return options.search ? builtinTools : builtinTools.filter((tool) => tool.name !== "search")
+}
+
 let builtin: ToolRegistry | undefined
 /** The registry of the built-in tools, made on first use. */
 export function builtinRegistry(): ToolRegistry {
