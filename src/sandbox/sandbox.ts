@@ -198,8 +198,7 @@ export class Sandbox {
     }
     // The worker made `params` with JSON.stringify.
     const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
-    const call = options.onCall(tool, parsed)
-    call.then(
+    options.onCall(tool, parsed).then(
       (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
       (error) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) }),
     )

@@ -35,20 +35,18 @@ self.onmessage = (event) => {
     const call = pending.get(message.callId)
     if (!call) return
     pending.delete(message.callId)
-    if (message.ok) call.realm.settle(call.id, true, message.value)
-    else call.realm.settle(call.id, false, message.error)
+    call.realm.settle(call.id, message.ok, message.ok ? message.value : message.error)
   }
 }
 
 // A rejection nobody handles ends the script, as it would end a Node program; the worker is not
 // reused, since the script's other code may still be running. The reason is the script's own
 // value: the realm describes it, this thread never reads it.
-process.on("unhandledRejection", (reason) => {
-  if (current && !current.settled && current.realm) current.realm.uncaught("Uncaught (in promise) ", reason)
-})
-process.on("uncaughtException", (error) => {
-  if (current && !current.settled && current.realm) current.realm.uncaught("Uncaught ", error)
-})
+const uncaught = (prefix: string) => (reason: unknown) => {
+  if (current && !current.settled && current.realm) current.realm.uncaught(prefix, reason)
+}
+process.on("unhandledRejection", uncaught("Uncaught (in promise) "))
+process.on("uncaughtException", uncaught("Uncaught "))
 
 // Nothing in this thread may write to the process's stdout, which may carry the protocol:
 // whatever reaches it becomes the script's output instead.
@@ -75,13 +73,13 @@ function postOutput(runId: number, text: string): void {
 }
 
 /** Compiles the script as the body of an async function; the wrapper adds no line. */
-function compile(script: string, realm?: Realm): vm.Script {
+function compile(script: string, realm: Realm): vm.Script {
   return new vm.Script(wrap(script), {
     filename: FILENAME,
     // `import()` anywhere in the script (also in code it makes with Function or eval) rejects
     // with an error of the script's realm, instead of one of this thread's.
     importModuleDynamically: ((specifier: unknown) => {
-      throw realm ? realm.importError(typeof specifier === "string" ? specifier : "") : new Error("no modules")
+      throw realm.importError(typeof specifier === "string" ? specifier : "")
     }) as never,
   })
 }
@@ -145,9 +143,10 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
   if (!realm.start(main)) finish({ type: "failed", runId, sent, reusable: false, error: "the script's realm could not start it", output: "the script's realm could not start it\n" })
 }
 
+/** Why `script` does not compile (only compiled, never run). */
 function compileError(script: string): unknown {
   try {
-    compile(script)
+    new vm.Script(wrap(script), { filename: FILENAME })
     return undefined
   } catch (error) {
     return error
