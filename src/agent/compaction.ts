@@ -11,7 +11,7 @@ import type { Message } from "../providers/model.ts"
 import { ModelError } from "../providers/model.ts"
 
 /** Without a known context window (models outside the price table). */
-export const UNKNOWN_WINDOW = 128_000
+const UNKNOWN_WINDOW = 128_000
 
 /** The default threshold: 80 % of the model's window. */
 export function defaultCompactAt(contextWindow: number | null): number {
@@ -29,7 +29,7 @@ const CHARS_PER_TOKEN = 4
 const TOKENS_PER_ITEM = 20
 const TOOL_TOKENS = Math.ceil(JSON.stringify(EXECUTE_TOOL).length / CHARS_PER_TOKEN)
 
-export function itemTokens(messages: readonly Message[], from = 0): number {
+function itemTokens(messages: readonly Message[], from = 0): number {
   let chars = 0
   for (let i = from; i < messages.length; i++) chars += JSON.stringify(messages[i]).length
   return Math.ceil(chars / CHARS_PER_TOKEN) + (messages.length - from) * TOKENS_PER_ITEM
@@ -72,7 +72,7 @@ export function tailStart(messages: readonly Message[], keepTokens: number): num
 }
 
 /** The history to summarise as plain text: long outputs are cut in the middle. */
-export function renderForSummary(messages: readonly Message[], maxChars: number): string {
+function renderForSummary(messages: readonly Message[], maxChars: number): string {
   const parts: string[] = []
   for (const message of messages) {
     if (message.role === "user") parts.push(`[user]\n${clip(message.content, 8_000)}`)

@@ -7,7 +7,7 @@ import * as v from "valibot"
 import { SandboxModes, StdioMcpServerSchema } from "../contract.ts"
 
 /** A server name becomes `mcp.<name>` in scripts: kept to characters that read well there. */
-export const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 
 /** An MCP server reached over Streamable HTTP, from the agent's side (with its tokens). */
 export const HttpMcpServerSchema = v.looseObject({
@@ -18,7 +18,7 @@ export const HttpMcpServerSchema = v.looseObject({
 })
 export type HttpMcpServer = v.InferOutput<typeof HttpMcpServerSchema>
 
-export const StdioServerEntrySchema = v.looseObject({
+const StdioServerEntrySchema = v.looseObject({
   ...StdioMcpServerSchema.entries,
   type: v.optional(v.literal("stdio", 'type must be "http" (Streamable HTTP) or absent (stdio)')),
 })
@@ -46,7 +46,7 @@ export const McpServerSchema = v.pipe(
   }),
 )
 
-export const McpServersSchema = v.pipe(
+const McpServersSchema = v.pipe(
   v.record(v.pipe(v.string(), v.regex(SERVER_NAME, "server names are letters, digits, _ and - (they become mcp.<name> in scripts)")), McpServerSchema),
 )
 

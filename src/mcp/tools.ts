@@ -14,7 +14,7 @@ import { describeTool, type McpToolInfo } from "./declarations.ts"
 export type McpCall = (tool: McpToolInfo, args: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>
 
 /** The sandbox's name of a tool: the worker turns `mcp.server.tool` into `mcp.server.tool(…)`. */
-export const mcpToolName = (tool: McpToolInfo) => `mcp.${tool.server}.${tool.jsName}`
+const mcpToolName = (tool: McpToolInfo) => `mcp.${tool.server}.${tool.jsName}`
 
 export function mcpTools(infos: readonly McpToolInfo[], call: McpCall): Tool[] {
   const tools: Tool[] = infos.map((info) => ({

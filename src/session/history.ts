@@ -8,7 +8,7 @@
 import type { Message } from "../providers/model.ts"
 import type { TranscriptLine } from "./transcript.ts"
 
-export const KILLED_NOTE = "[clanka was stopped while this script ran; it may not have finished]"
+const KILLED_NOTE = "[clanka was stopped while this script ran; it may not have finished]"
 
 export function historyOf(lines: TranscriptLine[]): Message[] {
   let history: Message[] = []

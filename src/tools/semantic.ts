@@ -3,7 +3,7 @@ import { ToolError } from "../errors.ts"
 import { defineTool, type Tool } from "./tool.ts"
 
 export const DEFAULT_LIMIT = 5
-export const MAX_LIMIT = 30
+const MAX_LIMIT = 30
 
 const SearchOptions = v.object({
   limit: v.pipe(v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_LIMIT))), v.description(`chunks to return, default ${DEFAULT_LIMIT}`)),

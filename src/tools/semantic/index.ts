@@ -197,7 +197,7 @@ export class SearchIndex implements LiveIndex {
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /** The text of a source file, or undefined for binary, non-UTF-8 or minified content. */
-export function textOf(bytes: Uint8Array): string | undefined {
+function textOf(bytes: Uint8Array): string | undefined {
   const head = bytes.subarray(0, 8192)
   if (head.includes(0)) return undefined
   let text: string

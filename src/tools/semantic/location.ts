@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs"
 import { homedir } from "node:os"
 import { basename, join } from "node:path"
 
-export function searchCacheRoot(env: Record<string, string | undefined> = process.env): string {
+function searchCacheRoot(env: Record<string, string | undefined> = process.env): string {
   const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
   return join(cache, "clanka", "search")
 }
