@@ -3,8 +3,6 @@
  * counted as it arrives, also while a sub-agent still runs), and the check the loop makes after
  * each script: once the spending reaches the budget, no further script or model turn starts.
  */
-import { ClankaError } from "../errors.ts"
-
 export class Budget {
   spentUsd = 0
   constructor(readonly limitUsd: number) {}
@@ -14,11 +12,9 @@ export class Budget {
     if (costUsd !== null) this.spentUsd += costUsd
   }
 
-  /** Throws when the budget is spent: the run ends with exit 1. */
-  check(): void {
-    if (this.spentUsd < this.limitUsd) return
-    throw new ClankaError(
-      `stopped: the run has cost $${this.spentUsd.toFixed(4)}, which reaches the budget of $${this.limitUsd} (--max-budget-usd)`,
-    )
+  /** Why the run must stop, once the budget is spent (the run then ends with exit 1). */
+  exceeded(): string | undefined {
+    if (this.spentUsd < this.limitUsd) return undefined
+    return `stopped: the run has cost $${this.spentUsd.toFixed(4)}, which reaches the budget of $${this.limitUsd} (--max-budget-usd)`
   }
 }

@@ -182,11 +182,8 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
 }
 
 function checkBudget(shared: LoopShared): void {
-  try {
-    shared.budget?.check()
-  } catch (error) {
-    throw new RunError((error as Error).message)
-  }
+  const exceeded = shared.budget?.exceeded()
+  if (exceeded) throw new RunError(exceeded)
 }
 
 /**
