@@ -88,6 +88,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   // A resumed session brings its model and executor unless the flags name others.
   const source = sessionSource(args)
   const { parseModelSpec, resolveModel } = await import("../providers/resolve.ts")
+  const specFile = !args.model && !process.env.CLANKA_MODEL && files.model ? files.modelFile : undefined
   const spec = args.model || process.env.CLANKA_MODEL || files.model || defaultModel(process.env)
   if (!spec) {
     throw new UsageError(
@@ -106,7 +107,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     }
     return resolveModel(value)
   }
-  const model = resolveFrom(spec, spec === files.model && !args.model && !process.env.CLANKA_MODEL ? files.modelFile : undefined, "model")
+  const model = resolveFrom(spec, specFile, "model")
   const subagentModel = args["subagent-model"] ? resolveFrom(args["subagent-model"], files.subagentModelFile, "subagentModel") : model
   const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
