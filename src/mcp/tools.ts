@@ -22,6 +22,8 @@ export function mcpTools(infos: readonly McpToolInfo[], call: McpCall): Tool[] {
     description: info.description ?? "",
     params: argsSchema(info.inputSchema),
     result: v.unknown(),
+    // Declared inside `declare const mcp` (declarations.ts), not as a function of its own.
+    hidden: true,
     run: (args: Record<string, unknown> | undefined, ctx: ToolContext) => call(info, args ?? {}, ctx),
   }))
   tools.push(describe(infos))
@@ -46,6 +48,7 @@ function describe(infos: readonly McpToolInfo[]): Tool {
     params: v.pipe(v.string(), v.minLength(1)),
     paramName: "name",
     result: v.string(),
+    hidden: true,
     async run(name: string) {
       const [server, ...rest] = name.replace(/^mcp\./, "").split(".")
       const tool = rest.join(".")

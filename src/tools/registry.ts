@@ -59,7 +59,7 @@ export class ToolRegistry {
 
   /** The declarations the model sees, generated once from the schemas. */
   get dts(): string {
-    this.declarations ??= renderToolsDts(this.tools.filter((tool) => !tool.name.includes(".")))
+    this.declarations ??= renderToolsDts(this.tools)
     return this.extraDeclarations ? `${this.declarations}\n${this.extraDeclarations}` : this.declarations
   }
 

@@ -41,7 +41,7 @@ export interface Tool<P = any, R = any> {
    * when they apply (delegate's options: only in a run over several hosts).
    */
   declaredArgs?: number
-  /** Left out of the declarations the model sees (the agent declares it when it applies). */
+  /** Left out of the tools' own declarations: declared elsewhere (MCP tools), or by the agent when it applies. */
   hidden?: boolean
   /**
    * It cannot change files behind the search index's back: it only reads, or writes through
