@@ -3,14 +3,13 @@
  * --continue, --resume ID and --fork ID go on from a saved session. A resumed or forked run uses
  * the session's model and executor unless the command line names others.
  */
-import { realpathSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 import type { Message } from "../providers/model.ts"
 import { historyOf } from "../session/history.ts"
 import { SessionRecorder } from "../session/recorder.ts"
-import { findSession, newestSession, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
+import { findSession, newestSession, realDirectory, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
 import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
 
 export const sessionArgs = {
@@ -103,10 +102,5 @@ export async function openSession(args: SessionFlags, source: SessionSummary | u
 function placeOf(args: SessionFlags): { executor: SessionPlace; directory?: string } {
   if (args.ssh !== undefined) return { executor: { kind: "ssh", target: args.ssh, ...(args["remote-bin"] ? { remoteBin: args["remote-bin"] } : {}) } }
   if (args.executor !== undefined) return { executor: { kind: "command", command: args.executor } }
-  const directory = resolve(args.directory ?? ".")
-  let real = directory
-  try {
-    real = realpathSync(directory)
-  } catch {}
-  return { executor: { kind: "local" }, directory: real }
+  return { executor: { kind: "local" }, directory: realDirectory(resolve(args.directory ?? ".")) }
 }

@@ -4,11 +4,10 @@
  * through a formatter, as `clanka run` printed them.
  */
 import { defineCommand } from "citty"
-import { realpathSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { visible } from "../output/visible.ts"
-import { findSession, listSessions, sessionsDirectory, type SessionSummary } from "../session/store.ts"
+import { findSession, listSessions, realDirectory, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
 
 export default defineCommand({
@@ -117,10 +116,3 @@ function age(iso: string, now: number): string {
   return iso.slice(0, 10)
 }
 
-function realDirectory(directory: string): string {
-  try {
-    return realpathSync(directory)
-  } catch {
-    return directory
-  }
-}

@@ -4,7 +4,7 @@
  * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
  * stays fast with many long sessions.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync } from "node:fs"
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
@@ -17,6 +17,15 @@ export function sessionsDirectory(env: Env = process.env): string {
   // A relative XDG path is invalid by the XDG spec and ignored, as for the search index's cache.
   const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state")
   return join(state, "clanka", "sessions")
+}
+
+/** A directory as sessions record it: with symlinks resolved, when it exists. */
+export function realDirectory(directory: string): string {
+  try {
+    return realpathSync(directory)
+  } catch {
+    return directory
+  }
 }
 
 export function sessionsDisabled(env: Env = process.env): boolean {
