@@ -11,6 +11,7 @@ import type { AgentEvent } from "../agent/events.ts"
 import type { Message } from "../providers/model.ts"
 import { VERSION } from "../version.ts"
 import { ClankaError, ExitCode } from "../errors.ts"
+import { Redactor } from "./redact.ts"
 import { hostName, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
 
@@ -46,7 +47,7 @@ export class SessionRecorder implements SessionSink {
   /** Totals when the current run started: a run's Usage is cumulative for that run. */
   private base: SessionTotals
   private outputSaved = new Map<string, number>()
-  private readonly secrets: string[]
+  private readonly redactor: Redactor
 
   private constructor(
     readonly id: string,
@@ -57,9 +58,11 @@ export class SessionRecorder implements SessionSink {
   ) {
     this.totals = { ...totals }
     this.base = { ...totals }
-    this.secrets = Object.entries(env)
-      .filter(([name, value]) => SECRET_NAME.test(name) && value && value.length >= 6)
-      .map(([, value]) => value!)
+    this.redactor = new Redactor(
+      Object.entries(env)
+        .filter(([name, value]) => SECRET_NAME.test(name) && value && value.length >= 6)
+        .map(([, value]) => value!),
+    )
   }
 
   /** A new session; its file is made when its first run starts (AgentStart). */
@@ -124,7 +127,9 @@ export class SessionRecorder implements SessionSink {
       this.openFile({ directory: event.directory, prompt: event.prompt })
     }
     if (this.fd === undefined) return
-    this.write({ type: "event", event })
+    const redacted = this.streamed(event)
+    if (redacted === undefined) return
+    this.write({ type: "event", event: redacted })
     switch (event._tag) {
       case "AgentStart":
         this.base = { ...this.totals }
@@ -142,7 +147,10 @@ export class SessionRecorder implements SessionSink {
   }
 
   message(message: Message): void {
-    if (message.role === "tool") this.outputSaved.delete(message.toolCallId)
+    if (message.role === "tool") {
+      this.outputSaved.delete(message.toolCallId)
+      this.endOutput(message.toolCallId)
+    }
     this.write({ type: "message", message })
   }
 
@@ -151,7 +159,8 @@ export class SessionRecorder implements SessionSink {
     if (saved >= OUTPUT_SAVED_BYTES) return
     const piece = saved + text.length > OUTPUT_SAVED_BYTES ? text.slice(0, OUTPUT_SAVED_BYTES - saved) : text
     this.outputSaved.set(call, saved + piece.length)
-    this.write({ type: "output", call, text: piece })
+    const shown = this.redactor.piece(`output ${call}`, piece)
+    if (shown) this.write({ type: "output", call, text: shown })
   }
 
   compaction(history: Message[]): void {
@@ -167,6 +176,7 @@ export class SessionRecorder implements SessionSink {
   /** Ends this process's writing; a listing then knows without asking that nobody writes. */
   close(): void {
     if (this.fd === undefined) return
+    for (const stream of this.redactor.streams) if (stream.startsWith("output ")) this.endOutput(stream.slice("output ".length))
     this.write({ type: "close", at: new Date().toISOString() })
     closeSync(this.fd)
     this.fd = undefined
@@ -185,11 +195,36 @@ export class SessionRecorder implements SessionSink {
     this.write({ type: "open", pid: process.pid, host: hostName(), at: new Date().toISOString(), ...(resumedFrom === undefined ? {} : { resumedFrom }) })
   }
 
+  /**
+   * The event as it is saved: a delta carries what the redactor lets through of its block so far
+   * (undefined: nothing yet); a block's end first writes what was held back as one more delta.
+   */
+  private streamed(event: AgentEvent): AgentEvent | undefined {
+    const sub = event._tag === "SubagentPart" ? event : undefined
+    const part = (sub ? sub.part : event) as { _tag: string; delta?: string }
+    const kind = part._tag.replace(/(Delta|End)$/, "")
+    if (kind !== "Reasoning" && kind !== "Script") return event
+    const stream = `${sub?.id ?? ""} ${kind}`
+    const wrap = (inner: object): AgentEvent => (sub ? { ...sub, part: inner } : inner) as AgentEvent
+    if (part._tag.endsWith("Delta")) {
+      const delta = this.redactor.piece(stream, part.delta!)
+      return delta ? wrap({ ...part, delta }) : undefined
+    }
+    if (part._tag.endsWith("End")) {
+      const rest = this.redactor.end(stream)
+      if (rest) this.write({ type: "event", event: wrap({ _tag: `${kind}Delta`, delta: rest }) })
+    }
+    return event
+  }
+
+  private endOutput(call: string): void {
+    const rest = this.redactor.end(`output ${call}`)
+    if (rest) this.write({ type: "output", call, text: rest })
+  }
+
   private write(line: TranscriptLine): void {
     if (this.fd === undefined) return
-    let text = JSON.stringify(line)
-    for (const secret of this.secrets) if (text.includes(secret)) text = text.replaceAll(secret, "[redacted]")
-    writeSync(this.fd, text + "\n")
+    writeSync(this.fd, this.redactor.line(JSON.stringify(line)) + "\n")
   }
 }
 

@@ -105,6 +105,44 @@ test("no key or auth header enters a transcript, even when the model and the API
   expect(text).toContain("invalid x-api-key [redacted]")
 })
 
+test("a key split over streamed deltas, or holding a quote or a backslash, is redacted too", async () => {
+  const home = freshHome()
+  const key = "sk-ant-api03-SPLITSPLIT-0123456789abcdef"
+  const quoted = 'pa"ss\\word-31337'
+  const served = await serve(
+    [
+      // The model's text and script cut the key in the middle, as a real stream may.
+      {
+        blocks: [
+          { type: "text", text: ["the key is sk-ant-api03-SPL", "ITSPLIT-01234", "56789abcdef, and ", quoted.slice(0, 4), quoted.slice(4)] },
+          { type: "execute", script: `console.log("${key}", ${JSON.stringify(quoted)})`, chunks: 9 },
+        ],
+      },
+      finish("done"),
+    ],
+    home,
+  )
+  server = served.server
+  const result = await clanka(["run", "--json", "-C", workspace, `use ${quoted}`], { env: { ...served.env, ANTHROPIC_API_KEY: key, MY_SECRET_VALUE: quoted } })
+  expect(result.code).toBe(0)
+  const [file] = sessionFiles(home)
+  const text = readFileSync(join(home, "sessions", file!), "utf8")
+  const lines = text.trimEnd().split("\n").map((line) => JSON.parse(line))
+  // What a reader joins back: each block's deltas, each call's output.
+  const joined = (tag: string) => lines.filter((l) => l.type === "event" && l.event._tag === tag).map((l) => l.event.delta).join("")
+  const output = lines.filter((l) => l.type === "output").map((l) => l.text).join("")
+  for (const whole of [joined("ReasoningDelta"), joined("ScriptDelta"), output, text, JSON.stringify(text)]) {
+    expect(whole).not.toContain("SPLITSPLIT")
+    expect(whole).not.toContain(quoted)
+    expect(whole).not.toContain(JSON.stringify(quoted).slice(1, -1))
+  }
+  expect(joined("ReasoningDelta")).toBe("the key is [redacted], and [redacted]")
+  expect(joined("ScriptDelta")).toStartWith('console.log("[redacted]", "[redacted]")')
+  expect(output).toBe("[redacted] [redacted]\n")
+  // The run's own output is the user's, unchanged.
+  expect(result.stdout).toContain("SPLITSPLIT")
+})
+
 test("--no-session and CLANKA_NO_SESSION=1 keep the run in memory only", async () => {
   const home = freshHome()
   const served = await serve([finish("a"), finish("b"), finish("c")], home)
