@@ -3,13 +3,12 @@
  * --continue, --resume ID and --fork ID go on from a saved session. A resumed or forked run uses
  * the session's model and executor unless the command line names others.
  */
-import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 import type { Message } from "../providers/model.ts"
 import { historyOf } from "../session/history.ts"
 import { SessionRecorder } from "../session/recorder.ts"
-import { findSession, newestSession, realDirectory, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
+import { findSession, newestSession, readTranscriptText, realDirectory, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
 import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
 
 export const sessionArgs = {
@@ -70,8 +69,10 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
       args.ssh = header.executor.target
       if (!header.executor.target.includes(":")) args.directory = header.directory
       if (args["remote-bin"] === undefined && header.executor.remoteBin !== undefined) args["remote-bin"] = header.executor.remoteBin
-    } else if (header.executor.kind === "command") args.executor = header.executor.command
-    else args.directory = header.directory
+    } else if (header.executor.kind === "command") {
+      // A shell command read from a file is not run on the file's word: the user names it again.
+      throw new UsageError(`session ${source.id.slice(0, 8)} ran its scripts through --executor ${JSON.stringify(header.executor.command)}; to run that command again, pass it: --executor ${JSON.stringify(header.executor.command)}`)
+    } else args.directory = header.directory
   }
   if (!args.model) args.model = header.model
   if (!args["subagent-model"] && header.subagentModel) args["subagent-model"] = header.subagentModel
@@ -90,7 +91,7 @@ export async function openSession(args: SessionFlags, source: SessionSummary | u
       resumedFrom: null,
     }
   }
-  const history = historyOf(parseTranscript(await readFile(source.path, "utf8"), HISTORY_LINES))
+  const history = historyOf(parseTranscript(readTranscriptText(source), HISTORY_LINES))
   if (args.fork !== undefined) {
     const place = placeOf(args)
     return { recorder: SessionRecorder.fork(source, { cwd: process.cwd(), executor: place.executor, ...models }), history, resumedFrom: source.id }

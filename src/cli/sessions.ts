@@ -4,10 +4,9 @@
  * through a formatter, as `clanka run` printed them.
  */
 import { defineCommand } from "citty"
-import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { visible } from "../output/visible.ts"
-import { findSession, listSessions, realDirectory, sessionsDirectory, type SessionSummary } from "../session/store.ts"
+import { findSession, listSessions, readTranscriptText, realDirectory, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
 
 export default defineCommand({
@@ -56,8 +55,8 @@ function list(json: boolean, all: boolean): number {
     session.costUsd === null ? "-" : `$${session.costUsd.toFixed(4)}`,
     session.header.model,
     ...(all ? [place(session)] : []),
-    visible(session.header.prompt),
-  ])
+    session.header.prompt,
+  ].map(cell))
   const titles = ["ID", "STARTED", "STATUS", "TURNS", "COST", "MODEL", ...(all ? ["DIRECTORY"] : []), "PROMPT"]
   const table = [titles, ...rows]
   const widths = titles.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
@@ -68,13 +67,22 @@ function list(json: boolean, all: boolean): number {
   return ExitCode.ok
 }
 
+/**
+ * A table cell as the terminal shows it: every field of a header is the file's word, so control
+ * characters (an ESC sequence in a model name or a directory) are shown, not obeyed, and a newline
+ * or tab cannot break the row.
+ */
+function cell(text: string): string {
+  return visible(text).replaceAll("\n", "^J").replaceAll("\t", "^I")
+}
+
 async function show(id: string, option: string | undefined, json: boolean): Promise<number> {
   // The formatters are loaded only to replay: a listing does without them.
   const { chooseOutputFormat, createFormatter } = await import("../output/format.ts")
   const output = chooseOutputFormat(option, json)
   const session = findSession(id)
   const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr })
-  for (const line of parseTranscript(await readFile(session.path, "utf8"))) if (line.type === "event") print(line.event)
+  for (const line of parseTranscript(readTranscriptText(session))) if (line.type === "event") print(line.event)
   return ExitCode.ok
 }
 

@@ -5,14 +5,14 @@
  * variables (`*_API_KEY`, `*_TOKEN`, …) are replaced before a line is written, whatever echoed
  * them (a model, a provider's error message).
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeSync } from "node:fs"
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import type { AgentEvent } from "../agent/events.ts"
 import type { Message } from "../providers/model.ts"
 import { VERSION } from "../version.ts"
 import { ClankaError, ExitCode } from "../errors.ts"
 import { Redactor } from "./redact.ts"
-import { hostName, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
+import { hostName, readTranscriptText, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
 
 /** What the agent hands its session: called as history items, events and output happen. */
@@ -114,7 +114,7 @@ export class SessionRecorder implements SessionSink {
     const recorder = SessionRecorder.create(options, source.id)
     recorder.totals = { turns: source.turns, costUsd: source.costUsd }
     recorder.base = { ...recorder.totals }
-    const lines = parseTranscript(readFileSync(source.path, "utf8"))
+    const lines = parseTranscript(readTranscriptText(source))
     recorder.openFile({ directory: source.header.directory, prompt: source.header.prompt })
     for (const line of lines) if (line.type !== "header" && line.type !== "open" && line.type !== "close") recorder.write(line)
     // Last, so the copied lines' process is not taken for this one's.

@@ -4,7 +4,7 @@
  * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
  * stays fast with many long sessions.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
@@ -43,8 +43,14 @@ export interface SessionSummary extends SessionTotals {
 }
 
 const HEAD_BYTES = 2 * 1024
-/** A finished run ends with its AgentFinished, totals and close lines: the last 2 KiB hold them. */
-const TAIL_STEPS = [2 * 1024, 32 * 1024]
+/**
+ * A finished run ends with its AgentFinished, totals and close lines: the last 2 KiB hold them.
+ * Wider reads look further back (a long last line, a run still going), up to 16 MiB: past that a
+ * listing says what it found rather than read a huge (or sparse) file whole.
+ */
+const TAIL_STEPS = [2 * 1024, 32 * 1024, 1024 * 1024, 16 * 1024 * 1024]
+/** The most of a transcript read whole (resume, fork, show): far above any real session. */
+export const TRANSCRIPT_MAX_BYTES = 512 * 1024 * 1024
 
 /** One buffer for the small reads of a listing, grown when a whole file must be read. */
 let scratch = Buffer.allocUnsafe(16 * 1024)
@@ -95,7 +101,7 @@ function summarize(path: string): SessionSummary | undefined {
     // Wider reads from the end until the facts are found (a long last line, a run still going),
     // the whole file last.
     let facts: TailFacts = {}
-    for (const step of [...TAIL_STEPS, size]) {
+    for (const step of TAIL_STEPS) {
       const whole = step >= size
       facts = tailFacts(whole ? readRange(fd, 0, size) : dropFirstLine(readRange(fd, size - step, step)))
       if (whole || (facts.totals && facts.open && facts.end)) break
@@ -107,19 +113,36 @@ function summarize(path: string): SessionSummary | undefined {
   })
 }
 
-/** `read` on the open file and its size; undefined when it cannot be opened. */
+/**
+ * `read` on the open file and its size; undefined when it cannot be opened or is not a regular
+ * file (a directory or a FIFO named like a transcript is skipped; the FIFO is opened without
+ * waiting for a writer).
+ */
 function withFile<T>(path: string, read: (fd: number, size: number) => T | undefined): T | undefined {
   let fd: number
   try {
-    fd = openSync(path, "r")
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch {
     return undefined
   }
   try {
-    return read(fd, fstatSync(fd).size)
+    const info = fstatSync(fd)
+    return info.isFile() ? read(fd, info.size) : undefined
   } finally {
     closeSync(fd)
   }
+}
+
+/** A session's whole transcript text, for resume, fork and show; one clear error when it is too big. */
+export function readTranscriptText(session: Pick<SessionSummary, "id" | "path">): string {
+  const text = withFile(session.path, (fd, size) => {
+    if (size > TRANSCRIPT_MAX_BYTES) {
+      throw new UsageError(`session ${session.id} is too large to read: ${(size / 2 ** 20).toFixed(0)} MiB (at most ${TRANSCRIPT_MAX_BYTES / 2 ** 20} MiB)`)
+    }
+    return readFileSync(fd, "utf8")
+  })
+  if (text === undefined) throw new UsageError(`session ${session.id} is unreadable: ${session.path} is not a regular file`)
+  return text
 }
 
 /** The transcripts' file names in the sessions directory (none when it does not exist yet). */

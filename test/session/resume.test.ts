@@ -152,7 +152,7 @@ test("bad session arguments: one line, exit 2", async () => {
   expect(action).toMatchObject({ code: 2, stderr: 'clanka: unknown sessions action "delete": use clanka sessions, or clanka sessions show ID\n' })
 })
 
-test("a resumed --executor session reconnects its executor; a failed run lists as failed", async () => {
+test("a resumed --executor session runs its command only when the user names it again; a failed run lists as failed", async () => {
   const home = freshHome()
   const served = await serve([{ error: { status: 400, message: "bad request" } }, finish("done")], home)
   server = served.server
@@ -161,7 +161,13 @@ test("a resumed --executor session reconnects its executor; a failed run lists a
   expect(failed.code).toBe(1)
   const id = events(failed)[0].sessionId
   expect(events(await clanka(["sessions", "--json"], { env: served.env, cwd: other }))[0]).toMatchObject({ id, status: "failed", executor: { kind: "command", command } })
-  const resumed = await clanka(["run", "--json", "--resume", id, "again"], { env: served.env, cwd: root })
+  // The transcript names a shell command: resuming does not run it on the file's word.
+  const refused = await clanka(["run", "--json", "--resume", id, "again"], { env: served.env, cwd: root })
+  expect(refused.code).toBe(2)
+  expect(refused.stderr).toEndWith(
+    `clanka: session ${id.slice(0, 8)} ran its scripts through --executor ${JSON.stringify(command)}; to run that command again, pass it: --executor ${JSON.stringify(command)}\n`,
+  )
+  const resumed = await clanka(["run", "--json", "--resume", id, "--executor", command, "again"], { env: served.env, cwd: root })
   expect(resumed.code).toBe(0)
   expect(events(resumed)[0]).toMatchObject({ sessionId: id, directory: workspace })
   expect(historyOf(server.requests[1]!.body)).toEqual(["user: go", "user: again"])

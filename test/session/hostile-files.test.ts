@@ -1,0 +1,79 @@
+// The sessions directory holding what no clanka wrote: a directory or a FIFO named like a
+// transcript, a huge sparse file, a header whose fields hold terminal escapes. A listing skips or
+// shows them harmlessly and stays quick; nothing hangs, nothing is obeyed.
+import { afterEach, expect, test } from "bun:test"
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
+import type { FakeServer } from "../support/fake-model.ts"
+import { clanka, events, finish, serve, testbed } from "./helpers.ts"
+
+const { workspace, freshHome } = testbed("clanka-hostile-sessions-")
+let server: FakeServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+test("a directory, a FIFO and a 3 GB sparse file named like transcripts: the listing skips them and answers at once", async () => {
+  const home = freshHome()
+  const served = await serve([finish("a")], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "real one"], { env: served.env }))[0].sessionId
+  const sessions = join(home, "sessions")
+  mkdirSync(join(sessions, "aaaaaaaa-0000-4000-8000-000000000000.jsonl"))
+  expect(spawnSync("mkfifo", [join(sessions, "bbbbbbbb-0000-4000-8000-000000000000.jsonl")]).status).toBe(0)
+  // A real header, then 3 GB of nothing: a listing must not read it whole.
+  const header = JSON.stringify({
+    ...JSON.parse(readFileSync(join(sessions, `${id}.jsonl`), "utf8").split("\n")[0]!),
+    id: "cccccccc-0000-4000-8000-000000000000",
+    directory: "/elsewhere",
+  })
+  const fd = openSync(join(sessions, "cccccccc-0000-4000-8000-000000000000.jsonl"), "w")
+  writeSync(fd, `${header}\n`)
+  ftruncateSync(fd, 3 * 2 ** 30)
+  closeSync(fd)
+
+  const started = Date.now()
+  const listing = await clanka(["sessions", "--all", "--json"], { env: served.env, timeoutMs: 10_000 })
+  expect(listing.code).toBe(0)
+  expect(Date.now() - started).toBeLessThan(5000)
+  const ids = listing.stdout.trimEnd().split("\n").map((line) => JSON.parse(line).id)
+  expect(ids.sort()).toEqual([id, "cccccccc-0000-4000-8000-000000000000"].sort())
+  expect(listing.stderr).toBe("")
+  // --continue reads the same files: it finds the real session and goes on.
+  const more = await serve([finish("b")], home)
+  await server.close()
+  server = more.server
+  const next = await clanka(["run", "--json", "--continue", "-C", workspace, "go on"], { env: more.env, timeoutMs: 10_000 })
+  expect(next.code).toBe(0)
+  // Resuming the directory or the FIFO is one clear line, not a crash or a hang.
+  for (const prefix of ["aaaaaaaa", "bbbbbbbb"]) {
+    const resumed = await clanka(["run", "--resume", prefix, "x"], { env: more.env, timeoutMs: 10_000 })
+    expect(resumed.code).toBe(2)
+    expect(resumed.stderr).toStartWith(`clanka: session ${prefix} is unreadable: `)
+  }
+  // The huge one is refused by size when it would be read whole.
+  const huge = await clanka(["sessions", "show", "cccccccc"], { env: more.env, timeoutMs: 10_000 })
+  expect(huge).toMatchObject({ code: 2, stdout: "", stderr: "clanka: session cccccccc-0000-4000-8000-000000000000 is too large to read: 3072 MiB (at most 512 MiB)\n" })
+})
+
+test("every column of the listing shows a header's control characters instead of sending them to the terminal", async () => {
+  const home = freshHome()
+  const served = await serve([finish("a")], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "plain"], { env: served.env }))[0].sessionId
+  const path = join(home, "sessions", `${id}.jsonl`)
+  const lines = readFileSync(path, "utf8").split("\n")
+  const header = JSON.parse(lines[0]!)
+  const escape = "\u001b]0;owned\u0007\u001b[2J"
+  Object.assign(header, { model: `m${escape}`, directory: `/d${escape}\nnext`, prompt: `p${escape}` })
+  writeFileSync(path, [JSON.stringify(header), ...lines.slice(1)].join("\n"))
+  const listing = await clanka(["sessions", "--all"], { env: served.env })
+  expect(listing.code).toBe(0)
+  expect(listing.stdout).not.toContain("\u001b")
+  expect(listing.stdout).not.toContain("\u0007")
+  expect(listing.stdout).toContain("m^[]0;owned^G^[[2J")
+  expect(listing.stdout).toContain("/d^[]0;owned^G^[[2J^Jnext")
+  expect(listing.stdout.trimEnd().split("\n")).toHaveLength(2)
+})
