@@ -24,7 +24,7 @@ export function searchIndexDir(workspace: string, env: Record<string, string | u
  */
 export function prepareSearchIndexDir(workspace: string, env: Record<string, string | undefined> = process.env): boolean {
   try {
-    mkdirSync(searchIndexDir(workspace, env), { recursive: true })
+    mkdirSync(searchIndexDir(workspace, env), { recursive: true, mode: 0o700 })
     return true
   } catch {
     return false // an unwritable cache: the index is kept in memory

@@ -3,7 +3,7 @@
 // when shown, which keeps the index small), an FTS5 table of the chunks' words ranked by BM25
 // with path and symbol words weighted above body words, and embedding vectors with their model.
 import { Database, type Statement } from "bun:sqlite"
-import { mkdirSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs"
 import { join } from "node:path"
 
 /** Bumped when the layout or the words indexed change: an older index is rebuilt. */
@@ -57,8 +57,13 @@ export class IndexStore {
     let location = ":memory:"
     if (dir !== undefined) {
       try {
-        mkdirSync(dir, { recursive: true })
+        // The words and paths of the workspace's files, 0600 ones too: readable by the user only,
+        // like the sessions. SQLite gives its WAL and shared-memory files the database's mode.
+        mkdirSync(dir, { recursive: true, mode: 0o700 })
+        chmodSync(dir, 0o700)
         location = join(dir, "index.sqlite")
+        closeSync(openSync(location, "a", 0o600))
+        chmodSync(location, 0o600)
         db = new Database(location, { create: true })
         // Two clanka processes may search one workspace at once: a writer waits for the other.
         db.run("PRAGMA busy_timeout = 10000")

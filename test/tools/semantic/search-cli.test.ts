@@ -1,7 +1,7 @@
 // search through the command line: on by default in the sandboxed child executor, off with
 // --no-search, progress of a big first index on stderr, and the sandbox's one extra writable place.
 import { expect, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { osSandboxWorks } from "../../../src/executor/os-sandbox.ts"
 import { searchIndexDir } from "../../../src/tools/semantic/location.ts"
@@ -27,6 +27,10 @@ test("clanka exec: search works in the sandboxed executor and the index persists
   const result = await clanka(["exec", "-C", app, "-e", 'console.log(await search("retry with backoff"))'], { env })
   expect(result).toEqual({ code: 0, stdout: "src/retry.ts:1-3\nexport function retryWithBackoff(attempts: number) {\n  return attempts * 2\n}\n", stderr: "" })
   expect(existsSync(join(searchIndexDir(app, env), "index.sqlite"))).toBe(true)
+  // The index holds the words of the workspace's files: the user's alone, whatever the umask.
+  for (const dir of [join(cache, "clanka", "search"), searchIndexDir(app, env)]) expect(statSync(dir).mode & 0o777).toBe(0o700)
+  const files = readdirSync(searchIndexDir(app, env))
+  for (const file of files) expect({ file, mode: statSync(join(searchIndexDir(app, env), file)).mode & 0o777 }).toEqual({ file, mode: 0o600 })
 })
 
 test("clanka exec --json (one result per host) keeps the index in the cache too", async () => {
