@@ -17,9 +17,9 @@ export default defineCommand({
   args: { ...executorArgs },
   async run({ args }) {
     const executor = await openExecutor(args)
-    const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+    const [{ Server }, { LineTransport }, types] = await Promise.all([
       import("@modelcontextprotocol/sdk/server/index.js"),
-      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../mcp/line-transport.ts"),
       import("@modelcontextprotocol/sdk/types.js"),
     ])
     const caps = await executor.capabilities()
@@ -41,7 +41,7 @@ export default defineCommand({
       // The client went away (stdin closed): stop serving, and what the scripts started dies.
       process.stdin.once("end", () => resolve())
     })
-    await server.connect(new StdioServerTransport())
+    await server.connect(new LineTransport(process.stdin, process.stdout))
     await closed
     await server.close().catch(() => {})
     await executor.close()

@@ -69,3 +69,49 @@ describe("clanka mcp: execute as an MCP tool", () => {
     }
   })
 })
+
+test("clanka mcp answers every line: too large, not JSON, not a request, params not an object; then goes on serving", async () => {
+  const child = Bun.spawn([BUN, MAIN, "mcp", "-C", project, "--sandbox", "off"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(project, ".xdg") },
+  })
+  const lines: string[] = []
+  let buffered = ""
+  const reading = (async () => {
+    for await (const chunk of child.stdout) {
+      buffered += new TextDecoder().decode(chunk)
+      let newline: number
+      while ((newline = buffered.indexOf("\n")) !== -1) {
+        lines.push(buffered.slice(0, newline))
+        buffered = buffered.slice(newline + 1)
+      }
+    }
+  })()
+  const send = (text: string) => child.stdin.write(text + "\n")
+  const answers = async (count: number) => {
+    for (let waited = 0; lines.length < count && waited < 20_000; waited += 20) await Bun.sleep(20)
+    return lines.map((line) => JSON.parse(line))
+  }
+  send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }))
+  await answers(1)
+  send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
+  send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "execute", arguments: { script: `// ${"x".repeat(16 * 2 ** 20)}` } } }))
+  send("{not json")
+  send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: "not-an-object" }))
+  send(JSON.stringify({ jsonrpc: "2.0", id: 4 }))
+  send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "execute", arguments: { script: 'console.log("still here")' } } }))
+  const got = await answers(6)
+  child.stdin.end()
+  await child.exited
+  await reading
+  expect(got.slice(1)).toEqual([
+    { jsonrpc: "2.0", id: null, error: { code: -32600, message: "request too large: a line may hold at most 8 MiB" } },
+    { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error: the line is not valid JSON" } },
+    { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "invalid params for tools/call: params must be an object" } },
+    { jsonrpc: "2.0", id: 4, error: { code: -32600, message: 'invalid request: needs "jsonrpc": "2.0" and a string "method"' } },
+    { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "still here\n" }] } },
+  ])
+  expect(child.exitCode).toBe(0)
+})
