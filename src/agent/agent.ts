@@ -14,6 +14,9 @@ import { UsageTotals } from "./usage.ts"
 import { Budget } from "./budget.ts"
 import type { SessionSink } from "../session/recorder.ts"
 
+export const DEFAULT_MAX_DEPTH = 1
+export const DEFAULT_MAX_SUBAGENTS = 8
+
 export interface AgentOptions {
   executor: Executor
   model: Model
@@ -49,6 +52,10 @@ export interface AgentOptions {
   maxBudgetUsd?: number
   /** Compact the history before a request estimated above this many tokens (default 80 % of the window). */
   compactAt?: number
+  /** How deep sub-agents nest (default 1: the agent delegates, its sub-agents do not; 0: no delegate). */
+  maxDepth?: number
+  /** Sub-agents running at once across the run (default 8); a delegate() past it fails. */
+  maxSubagents?: number
 }
 
 export interface SendOptions {
@@ -167,11 +174,14 @@ export function createAgent(options: AgentOptions): Agent {
           ...(hosts ? { hosts, host: hosts[0]!.name } : {}),
           ...(budget ? { budget } : {}),
           subagentCompactAt: options.compactAt ?? defaultCompactAt((options.subagentModel ?? options.model).contextWindow),
+          maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+          maxSubagents: options.maxSubagents ?? DEFAULT_MAX_SUBAGENTS,
         }
         history.push({ role: "user", content: prompt })
         session?.message({ role: "user", content: prompt })
         const result = await runLoop(shared, {
           id,
+          depth: 0,
           model: options.model,
           system: mainSystem(caps, hosts),
           messages: history,
@@ -237,6 +247,7 @@ export function createAgent(options: AgentOptions): Agent {
       try {
         await compactRun(shared, {
           id: shortId(),
+          depth: 0,
           model: options.model,
           system: mainSystem(caps),
           messages: history,

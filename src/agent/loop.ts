@@ -1,5 +1,5 @@
 import { ClankaError, ExitCode } from "../errors.ts"
-import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf } from "../contract.ts"
+import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf, ToolError } from "../contract.ts"
 import type { Message, Model, ToolSpec } from "../providers/model.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../util/output-cap.ts"
@@ -40,10 +40,16 @@ export interface LoopShared {
   budget?: Budget
   /** The compaction threshold of sub-agents, in estimated input tokens. */
   subagentCompactAt: number
+  /** How deep sub-agents may nest: 1 lets the agent delegate but not its sub-agents (--max-depth). */
+  maxDepth: number
+  /** Sub-agents that may run at once, across the whole run. */
+  maxSubagents: number
 }
 
 interface LoopRun {
   id: string
+  /** 0 for the top-level agent, 1 for its sub-agents, and so on. */
+  depth: number
   model: Model
   system: string
   messages: Message[]
@@ -397,6 +403,14 @@ function describeInput(input: unknown): string {
 
 /** delegate(task): a nested loop with empty history on the sub-agent model. */
 function runSubagent(shared: LoopShared, parent: LoopRun, prompt: string, host?: string): Promise<string> {
+  // Told in the prompt is not enough: a model that always delegates would nest without end.
+  if (parent.depth + 1 > shared.maxDepth) {
+    const why = shared.maxDepth === 0 ? "this run has no sub-agents (--max-depth 0)" : `sub-agents nest at most ${shared.maxDepth} deep (--max-depth ${shared.maxDepth})`
+    return Promise.reject(new ToolError(`delegate: ${why}; do the task in this agent`))
+  }
+  if (shared.subagents.size >= shared.maxSubagents) {
+    return Promise.reject(new ToolError(`delegate: ${shared.maxSubagents} sub-agents are already running, the most at once; wait for one to finish`))
+  }
   let where = shared
   if (host !== undefined) {
     let entry: HostEntry
@@ -422,6 +436,7 @@ async function subagentLoop(shared: LoopShared, parent: LoopRun, prompt: string,
   try {
     const result = await runLoop(shared, {
       id,
+      depth: parent.depth + 1,
       model,
       system: shared.subagentSystem,
       messages: [{ role: "user", content: prompt }],

@@ -30,6 +30,7 @@ export default defineCommand({
     ...sessionArgs,
     "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
     "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
+    "max-depth": { type: "string", description: "how deep sub-agents nest (default 1: sub-agents do not delegate; 0: no sub-agents)", valueHint: "N" },
   },
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
@@ -71,6 +72,7 @@ interface RunArgs extends SessionFlags {
   system?: string
   "max-budget-usd"?: string
   "compact-at"?: string
+  "max-depth"?: string
 }
 
 /** The config files' model, and the files a model or sub-agent model in use came from. */
@@ -85,6 +87,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"])
   const turnTimeoutMs = secondsFlag("--turn-timeout", args["turn-timeout"])
   const compactAt = positiveWholeNumber("--compact-at", args["compact-at"])
+  const maxDepth = wholeNumber("--max-depth", args["max-depth"], 0)
   // A resumed session brings its model and executor unless the flags name others.
   const source = sessionSource(args)
   const { parseModelSpec, resolveModel } = await import("../providers/resolve.ts")
@@ -138,6 +141,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
       ...(jsonSchema === undefined ? {} : { jsonSchema }),
       ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
       ...(compactAt === undefined ? {} : { compactAt }),
+      ...(maxDepth === undefined ? {} : { maxDepth }),
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
@@ -273,9 +277,13 @@ async function readSchema(file: string): Promise<unknown> {
 }
 
 function positiveWholeNumber(flag: string, value: string | undefined): number | undefined {
+  return wholeNumber(flag, value, 1)
+}
+
+function wholeNumber(flag: string, value: string | undefined, min: 0 | 1): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${value}"`)
+  if (value.trim() === "" || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} takes a ${min === 1 ? "positive " : ""}whole number, got "${value}"`)
   return n
 }
 

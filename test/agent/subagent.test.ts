@@ -93,7 +93,7 @@ test("two sub-agents at once: wrapped events, never interleaved inside a block, 
   expect((events.at(-1) as { usage: { inputTokens: number } }).usage.inputTokens).toBe(60)
 })
 
-test("a sub-agent that delegates: the grandchild's SubagentStart/Part/Complete pass through unwrapped", async () => {
+test("with maxDepth 2 a sub-agent delegates: the grandchild's SubagentStart/Part/Complete pass through unwrapped", async () => {
   const turn = (request: FakeRequest): FakeTurn => {
     const result = request.toolResults[0]?.trim()
     if (request.lastUserText === "grandchild task") return { blocks: [{ type: "execute", script: 'taskComplete("grandchild done")' }] }
@@ -102,7 +102,7 @@ test("a sub-agent that delegates: the grandchild's SubagentStart/Part/Complete p
     if (result === undefined) return { blocks: [{ type: "execute", script: `console.log(await delegate(${JSON.stringify(next)}))` }] }
     return { blocks: [{ type: "execute", script: `taskComplete(${JSON.stringify(prefix + result)})` }] }
   }
-  current = await rig("anthropic", Array.from({ length: 5 }, () => turn))
+  current = await rig("anthropic", Array.from({ length: 5 }, () => turn), { maxDepth: 2 })
   const events = await current.run("top task")
   const root = (events[0] as { id: string }).id
   const child = `${root}.1`
@@ -136,6 +136,51 @@ test("a sub-agent that delegates: the grandchild's SubagentStart/Part/Complete p
   // The grandchild got the sub-agent prompt too.
   const grandRequest = current.server.requests.find((request) => request.lastUserText === "grandchild task")!
   expect(grandRequest.system).toContain("do not call delegate")
+})
+
+test("a model that always delegates: by default its sub-agents cannot, and the parent sees why", async () => {
+  // Every agent, whatever it is asked, delegates once and reports what came back.
+  const turn = (request: FakeRequest): FakeTurn => {
+    const result = request.toolResults[0]?.trim()
+    if (result === undefined) return { blocks: [{ type: "execute", script: `console.log(await delegate("deeper"))` }] }
+    return { blocks: [{ type: "execute", script: `taskComplete(${JSON.stringify(result)})` }] }
+  }
+  current = await rig("anthropic", Array.from({ length: 4 }, () => turn))
+  const events = await current.run("top task")
+  expect(events.filter((event) => event._tag === "SubagentStart")).toHaveLength(1)
+  const child = events.find((event) => event._tag === "SubagentComplete") as { summary: string }
+  // The child's script failed at its delegate(); the child passed that on as its summary.
+  expect(child.summary).toContain("The script failed: Error: delegate: sub-agents nest at most 1 deep (--max-depth 1); do the task in this agent")
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished" })
+})
+
+test("maxDepth 0: no sub-agents at all; maxSubagents caps those running at once", async () => {
+  current = await rig("anthropic", [{ blocks: [{ type: "execute", script: 'await delegate("x")' }] }, { blocks: [{ type: "execute", script: 'taskComplete("ok")' }] }], { maxDepth: 0 })
+  let events = await current.run("top task")
+  expect((events.find((event) => event._tag === "ScriptOutput") as { output: string }).output).toContain(
+    "delegate: this run has no sub-agents (--max-depth 0); do the task in this agent",
+  )
+  await current.close()
+  const parent = 'const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => delegate("task " + n)))\nfor (const r of results) console.log(r.status, r.value ?? r.reason.message)'
+  const answer = (request: FakeRequest): FakeTurn => {
+    if (!fromSubagent(request)) {
+      return request.toolResults.length === 0
+        ? { blocks: [{ type: "execute", script: parent }] }
+        : { blocks: [{ type: "execute", script: `taskComplete("done")` }] }
+    }
+    return { blocks: [{ type: "execute", script: `taskComplete("did " + ${JSON.stringify(request.lastUserText)})` }], delayMs: 50 }
+  }
+  current = await rig("anthropic", Array.from({ length: 5 }, () => answer), { maxSubagents: 2 })
+  events = await current.run("top task")
+  const output = (events.find((event) => event._tag === "ScriptOutput") as { output: string }).output
+  expect(output).toBe(
+    [
+      "fulfilled did task 1",
+      "fulfilled did task 2",
+      ...[3, 4, 5].map(() => "rejected delegate: 2 sub-agents are already running, the most at once; wait for one to finish"),
+      "",
+    ].join("\n"),
+  )
 })
 
 async function setup(): Promise<Rig> {
