@@ -92,13 +92,14 @@ async function readStdin(): Promise<string | undefined> {
 }
 
 /**
- * A failed tool's message may carry its output (`bash: exit code 3; output:\n…`): the reason is
- * the one line on stderr, the output goes to stdout, as the command printed it.
+ * A failed tool's message may carry its output (`bash: exit code 3; output:\n…`): stdout is only
+ * ever a result's JSON, so the output goes to stderr as the command printed it, then the reason's
+ * one line.
  */
 function toolFailure(message: string): ClankaError {
   const newline = message.indexOf("\n")
   if (newline === -1) return new ClankaError(message)
   const output = message.slice(newline + 1)
-  if (output !== "") process.stdout.write(output.endsWith("\n") ? output : output + "\n")
+  if (output !== "") process.stderr.write(output.endsWith("\n") ? output : output + "\n")
   return new ClankaError(message.slice(0, newline).replace(/[;:,]?\s*output( so far)?:$/, ""))
 }
