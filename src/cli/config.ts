@@ -4,7 +4,7 @@ import { trustProjectFromEnv } from "../config/trust.ts"
 import { visible } from "../output/visible.ts"
 
 export default defineCommand({
-  meta: { name: "config", description: "Print the merged configuration, where each value came from and which files are trusted" },
+  meta: { name: "config", description: "Print the merged configuration and where each value came from" },
   args: {
     directory: { type: "string", alias: "C", description: "the project directory (default: cwd)", valueHint: "DIR" },
     json: { type: "boolean", description: "print {config, sources, files: [{path, trust, ignored}]} as JSON" },
