@@ -13,6 +13,7 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   tools: () => import("./tools.ts").then((m) => m.default),
   executor: () => import("./executor.ts").then((m) => m.default),
   config: () => import("./config.ts").then((m) => m.default),
+  trust: () => import("./trust.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
   help: () => import("./help.ts").then((m) => m.default),

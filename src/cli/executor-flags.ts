@@ -1,13 +1,16 @@
 import type { ArgsDef } from "citty"
 import type { Executor, StdioMcpServer } from "../contract.ts"
+import { expandServers } from "../config/expand.ts"
 import { type LoadedConfig, loadConfig } from "../config/load.ts"
-import { type Config, type HttpMcpServer, isHttpServer } from "../config/schema.ts"
+import { type Config, type HttpMcpServer, isHttpServer, type McpServerConfig } from "../config/schema.ts"
+import { trustProjectFromEnv } from "../config/trust.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
+import { ignoredNotice } from "./trust.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
 export const executorArgs = {
@@ -30,6 +33,7 @@ export const executorArgs = {
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
   search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
   "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
+  "trust-project": { type: "boolean", description: "obey this project's clanka.json and .mcp.json for this run without clanka trust (also CLANKA_TRUST_PROJECT=1)" },
 } as const
 
 export interface ExecutorFlags {
@@ -44,15 +48,31 @@ export interface ExecutorFlags {
   env?: string
   search?: boolean
   "embed-model"?: string
+  "trust-project"?: boolean
 }
+
+/** The loaded configuration, and its MCP servers as they start: with `${VAR}` expanded. */
+export interface ProjectConfig extends LoadedConfig {
+  servers: Record<string, McpServerConfig>
+}
+
+let noticeGiven = false
 
 /**
  * The configuration of the project the command works on: the local directory (-C, default cwd);
- * with --ssh or --executor the project is elsewhere, so the files are looked up from cwd.
+ * with --ssh or --executor the project is elsewhere, so the files are looked up from cwd. What an
+ * untrusted project asked for and did not get is said once per process.
  */
-export function projectConfig(args: ExecutorFlags): LoadedConfig {
+export function projectConfig(args: ExecutorFlags): ProjectConfig {
   const local = args.ssh === undefined && args.executor === undefined
-  return loadConfig(local && args.directory !== undefined ? args.directory : ".")
+  const loaded = loadConfig(local && args.directory !== undefined ? args.directory : ".", { trustProject: args["trust-project"] === true || trustProjectFromEnv() })
+  if (!noticeGiven) {
+    noticeGiven = true
+    const notice = ignoredNotice(loaded)
+    if (notice) process.stderr.write(`clanka: ${notice}\n`)
+  }
+  // Expanded here, before anything starts: an unset variable is a usage error up front.
+  return { ...loaded, servers: expandServers(loaded.config.mcpServers ?? {}, loaded.sources) }
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. */
@@ -115,7 +135,7 @@ interface OpenOptions {
 
 /** One executor; flags beat the config files. */
 async function openOne(args: ExecutorFlags, ssh: string | undefined, options: OpenOptions): Promise<Executor> {
-  const { config } = projectConfig(args)
+  const { config, servers } = projectConfig(args)
   // The files' sandbox, network, writable and env apply to executors this process starts: not to
   // an --executor command (it picks its own), and env only to a local one.
   const files = args.executor === undefined ? config : {}
@@ -133,7 +153,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     const { configureEmbeddings, parseEmbedModel } = await import("../tools/semantic/embed.ts")
     configureEmbeddings(parseEmbedModel(args["embed-model"]))
   }
-  const { stdio, http } = splitServers(config.mcpServers)
+  const { stdio, http } = splitServers(servers)
   // HTTP servers (the agent's side) connect while the executor starts its stdio servers.
   const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
   const { connectExecutor } = await import("../executor/connect.ts")

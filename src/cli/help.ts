@@ -38,6 +38,16 @@ CONFIGURATION (clanka config prints the merged values and their files)
   $XDG_CONFIG_HOME/clanka/config.json   the user's defaults (below the project's)
   Flags (and CLANKA_MODEL) beat the files. A mistake is exit 2 naming the file and the key.
 
+TRUST (the project's files widen nothing until you trust them)
+
+  clanka trust [DIR]      trust DIR's clanka.json and .mcp.json files as they are now (default cwd);
+                          a file created, changed or deleted later is untrusted again
+  clanka trust --list     trusted directories: "trusted" or "changed since trusted"
+  clanka trust --remove DIR
+  --trust-project         trust them for one run (also CLANKA_TRUST_PROJECT=1)
+  Untrusted, only model, subagentModel, output, maxTurns, turnTimeout, system, a stricter sandbox
+  and network: false apply; their MCP servers never start and \${VAR} in them is never expanded.
+
 MCP
 
   mcpServers: {"name": {"command", "args", "env", "cwd"}} runs on the executor's side (in its
@@ -73,8 +83,10 @@ ENVIRONMENT
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
   XDG_CONFIG_HOME            where the user's clanka/config.json is (default ~/.config)
-  CLANKA_HOME                where sessions are saved ($CLANKA_HOME/sessions)
-  XDG_STATE_HOME             sessions in $XDG_STATE_HOME/clanka/sessions (default ~/.local/state)
+  CLANKA_HOME                where sessions and trusted projects are saved ($CLANKA_HOME/sessions,
+                             $CLANKA_HOME/trust.json)
+  XDG_STATE_HOME             sessions and trust.json in $XDG_STATE_HOME/clanka (default ~/.local/state)
+  CLANKA_TRUST_PROJECT=1     trust the project's clanka.json and .mcp.json (--trust-project)
   CLANKA_NO_SESSION=1        do not save runs
   NO_COLOR                   no colours
   CLANKA_DEBUG=1             add the stack trace to an error

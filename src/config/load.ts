@@ -3,94 +3,134 @@
  * user's `$XDG_CONFIG_HOME/clanka/config.json`, then for each directory from the repository root
  * down to the project directory its `.mcp.json` and its `clanka.json`. A nearer file wins key by
  * key; `mcpServers` merge server by server. Flags (and CLANKA_MODEL) beat every file.
+ *
+ * The user's file is trusted; the project's files only when the user trusts the project
+ * (trust.ts) or the run says --trust-project. Untrusted files may only narrow (see `narrow`).
+ * Values stay as written: `${VAR}` is expanded where a server starts (expand.ts), never here.
  */
-import { existsSync, readFileSync } from "node:fs"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import * as v from "valibot"
 import { UsageError } from "../errors.ts"
+import { readIfPresent, readProjectFiles } from "./project-files.ts"
 import { type Config, ConfigSchema, McpJsonSchema } from "./schema.ts"
+import { isTrusted, trustKey } from "./trust.ts"
+
+export { projectDirectories } from "./project-files.ts"
+
+type Env = Record<string, string | undefined>
+
+/** user: the user's own file; trusted / untrusted: a project file, by the user's trust. */
+export type FileTrust = "user" | "trusted" | "untrusted"
+
+export interface LoadedFile {
+  path: string
+  trust: FileTrust
+  /** The file's values as written (relative `writable` directories taken from the file's directory). */
+  values: Config
+  /** The keys whose values were ignored because the file is untrusted. */
+  ignored: (keyof Config)[]
+}
 
 export interface LoadedConfig {
-  /** The merged values. */
+  /** The merged values, as written (no `${VAR}` expanded). */
   config: Config
   /** Where each value came from: top-level keys, and `mcpServers.<name>` per server. */
   sources: Record<string, string>
   /** Every file that was read, lowest precedence first. */
-  files: string[]
+  files: LoadedFile[]
+  /** The project directory, as the files were looked up from. */
+  directory: string
+  /** The directory whose trust decides for the project files (its real path): `clanka trust` it. */
+  project: string
+}
+
+export interface LoadOptions {
+  /** --trust-project: the project's files are trusted for this run without a record. */
+  trustProject?: boolean
+  env?: Env
 }
 
 /** The user's config file: `$XDG_CONFIG_HOME/clanka/config.json` (default ~/.config). */
-export function userConfigPath(env: Record<string, string | undefined> = process.env): string | undefined {
+export function userConfigPath(env: Env = process.env): string | undefined {
   // A relative XDG path is invalid by the XDG spec and ignored.
   const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : env.HOME ? join(env.HOME, ".config") : undefined
   return base ? join(base, "clanka", "config.json") : undefined
 }
 
-/**
- * The project's directories, nearest last: `directory` and its parents up to the repository root
- * (the nearest one holding `.git`); outside a repository, `directory` alone.
- */
-export function projectDirectories(directory: string): string[] {
-  const dirs: string[] = []
-  let dir = resolve(directory)
-  for (;;) {
-    dirs.push(dir)
-    if (existsSync(join(dir, ".git"))) return dirs.reverse()
-    const parent = dirname(dir)
-    if (parent === dir) return [resolve(directory)]
-    dir = parent
-  }
-}
-
 const cache = new Map<string, LoadedConfig>()
 
 /** The merged configuration for a project directory (read once per process and directory). */
-export function loadConfig(directory: string, env: Record<string, string | undefined> = process.env): LoadedConfig {
-  const key = `${resolve(directory)}\0${userConfigPath(env) ?? ""}`
+export function loadConfig(directory: string, options: LoadOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env
+  const user = userConfigPath(env)
+  const key = `${resolve(directory)}\0${user ?? ""}\0${options.trustProject === true}`
   const cached = cache.get(key)
   if (cached) return cached
-  const loaded: LoadedConfig = { config: {}, sources: {}, files: [] }
-  const user = userConfigPath(env)
-  const layers: { path: string; kind: "config" | "mcp" }[] = user ? [{ path: user, kind: "config" }] : []
-  for (const dir of projectDirectories(directory)) {
-    layers.push({ path: join(dir, ".mcp.json"), kind: "mcp" }, { path: join(dir, "clanka.json"), kind: "config" })
+  const loaded: LoadedConfig = { config: {}, sources: {}, files: [], directory: resolve(directory), project: trustKey(directory) }
+  const layers: { path: string; kind: "config" | "mcp"; content: Buffer; trust: FileTrust }[] = []
+  const userContent = user === undefined ? undefined : readIfPresent(user)
+  if (user !== undefined && userContent !== undefined) layers.push({ path: user, kind: "config", content: userContent, trust: "user" })
+  const projectFiles = readProjectFiles(directory)
+  if (projectFiles.some((file) => file.content !== undefined)) {
+    // The trust is decided on the bytes read above, before anything in them is used.
+    const trust: FileTrust = options.trustProject || isTrusted(directory, projectFiles, env) ? "trusted" : "untrusted"
+    for (const file of projectFiles) {
+      if (file.content !== undefined && file.path !== user) layers.push({ path: file.path, kind: file.kind, content: file.content, trust })
+    }
   }
-  const seen = new Set<string>()
-  for (const layer of layers) {
-    if (seen.has(layer.path)) continue
-    seen.add(layer.path)
-    const data = readLayer(layer.path, layer.kind, env)
-    if (data === undefined) continue
-    loaded.files.push(layer.path)
-    merge(loaded, data, layer.path)
+  const parsed = layers.map((layer) => ({ ...layer, values: parseLayer(layer.path, layer.kind, layer.content) }))
+  // What the trusted files alone give: an untrusted value may be as strict or stricter.
+  const base: Config = {}
+  for (const layer of parsed) if (layer.trust !== "untrusted") Object.assign(base, pick(layer.values, "sandbox", "network"))
+  for (const layer of parsed) {
+    const { kept, ignored } = layer.trust === "untrusted" ? narrow(layer.values, base) : { kept: layer.values, ignored: [] }
+    loaded.files.push({ path: layer.path, trust: layer.trust, values: layer.values, ignored })
+    merge(loaded, kept, layer.path)
   }
   cache.set(key, loaded)
   return loaded
 }
 
-function readLayer(path: string, kind: "config" | "mcp", env: Record<string, string | undefined>): Config | undefined {
-  let text: string
-  try {
-    text = readFileSync(path, "utf8")
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined
-    throw new UsageError(`${path}: cannot read it: ${code ?? (error as Error).message}`)
+/** Keys an untrusted file keeps as they are: they change what the agent does, not what it may reach. */
+const HARMLESS = new Set<string>(["$schema", "model", "subagentModel", "output", "maxTurns", "turnTimeout", "system"])
+
+/** Loosest first; no sandbox named (auto: workspace-write where it works) sits above off. */
+const STRICTNESS = { off: 0, auto: 1, "workspace-write": 2, "read-only": 3 } as const
+
+/**
+ * An untrusted file's values that only narrow what the trusted ones give: the harmless keys, a
+ * sandbox at least as strict, network only to turn it off. Its writable, env, remoteBin and
+ * mcpServers are ignored (its servers never start).
+ */
+function narrow(values: Config, base: Config): { kept: Config; ignored: (keyof Config)[] } {
+  const kept: Record<string, unknown> = {}
+  const ignored: (keyof Config)[] = []
+  for (const [key, value] of Object.entries(values) as [keyof Config, unknown][]) {
+    if (value === undefined) continue
+    const narrows =
+      HARMLESS.has(key) ||
+      (key === "sandbox" && STRICTNESS[value as Config["sandbox"] & string] >= STRICTNESS[base.sandbox ?? "auto"]) ||
+      (key === "network" && (value === false || base.network === true))
+    if (narrows) kept[key] = value
+    else ignored.push(key)
   }
+  return { kept: kept as Config, ignored }
+}
+
+function pick(values: Config, ...keys: (keyof Config)[]): Config {
+  return Object.fromEntries(keys.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]))
+}
+
+function parseLayer(path: string, kind: "config" | "mcp", content: Buffer): Config {
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(content.toString("utf8"))
   } catch (error) {
     throw new UsageError(`${path}: not JSON: ${(error as Error).message}`)
   }
   const parsed = v.safeParse(kind === "config" ? ConfigSchema : McpJsonSchema, json)
   if (!parsed.success) throw new UsageError(`${path}: ${describeIssue(parsed.issues[0]!)}`)
   const config: Config = kind === "config" ? (parsed.output as Config) : { ...(parsed.output.mcpServers ? { mcpServers: parsed.output.mcpServers } : {}) }
-  if (config.mcpServers) {
-    for (const [name, server] of Object.entries(config.mcpServers)) {
-      config.mcpServers[name] = expandVariables(server, `mcpServers.${name}`, path, env)
-    }
-  }
   if (config.writable) config.writable = config.writable.map((dir: string) => (isAbsolute(dir) ? dir : resolve(dirname(path), dir)))
   return config
 }
@@ -121,25 +161,4 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
   }
   const message = issue.message.startsWith("Invalid ") ? issue.message.replace(/^Invalid (\w+): /, "").replace(/^Expected/, "expected") : issue.message
   return path.length ? `${path.join(".")}: ${message}` : message
-}
-
-/**
- * `${NAME}` and `${NAME:-default}` in a server's strings are taken from the environment, as in
- * other agents' `.mcp.json` (a token in a header, a path in args). A variable that is not set and
- * has no default is a mistake in the file.
- */
-function expandVariables<T>(value: T, key: string, path: string, env: Record<string, string | undefined>): T {
-  if (typeof value === "string") {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
-      const found = env[name]
-      if (found !== undefined && found !== "") return found
-      if (fallback !== undefined) return fallback
-      throw new UsageError(`${path}: ${key}: \${${name}} is not set; set the variable or give a default with \${${name}:-value}`)
-    }) as T
-  }
-  if (Array.isArray(value)) return value.map((item, i) => expandVariables(item, `${key}.${i}`, path, env)) as T
-  if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, item]) => [k, expandVariables(item, `${key}.${k}`, path, env)])) as T
-  }
-  return value
 }

@@ -12,11 +12,16 @@ import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./t
 
 export type Env = Record<string, string | undefined>
 
-export function sessionsDirectory(env: Env = process.env): string {
-  if (env.CLANKA_HOME) return join(env.CLANKA_HOME, "sessions")
+/** clanka's state (sessions, trusted projects): `$CLANKA_HOME`, else `$XDG_STATE_HOME/clanka`, else `~/.local/state/clanka`. */
+export function stateDirectory(env: Env = process.env): string {
+  if (env.CLANKA_HOME) return env.CLANKA_HOME
   // A relative XDG path is invalid by the XDG spec and ignored, as for the search index's cache.
   const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state")
-  return join(state, "clanka", "sessions")
+  return join(state, "clanka")
+}
+
+export function sessionsDirectory(env: Env = process.env): string {
+  return join(stateDirectory(env), "sessions")
 }
 
 /** A directory as sessions record it: with symlinks resolved, when it exists. */

@@ -20,26 +20,69 @@ writeFileSync(join(xdg, "clanka", "config.json"), JSON.stringify({ model: "user/
 writeFileSync(join(repo, ".mcp.json"), JSON.stringify({ mcpServers: { notes: { command: "repo-notes", args: ["--dir", "${NOTES_DIR:-/srv/notes}"] } }, otherAgentKey: true }))
 writeFileSync(join(repo, "clanka.json"), JSON.stringify({ sandbox: "read-only", model: "repo/model" }))
 writeFileSync(join(sub, "clanka.json"), JSON.stringify({ model: "app/model", writable: ["cache"] }))
-const env = { XDG_CONFIG_HOME: xdg, CLANKA_MODEL: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined }
+// A fresh state directory: no project is trusted unless a test says so.
+const env = { XDG_CONFIG_HOME: xdg, CLANKA_HOME: join(root, "state"), CLANKA_MODEL: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_API_KEY: undefined, CLANKA_TRUST_PROJECT: undefined }
+const trusted = { ...env, CLANKA_TRUST_PROJECT: "1" }
+const userFile = join(xdg, "clanka", "config.json")
 
 describe("configuration files", () => {
-  test("clanka config prints the merged values, nearest file first, with each value's source", async () => {
-    const result = await clanka(["config", "-C", sub], { env })
+  test("clanka config prints the merged values, nearest file first, with each value's source and each file's trust", async () => {
+    // Trusted for this run: the project's files count as the user's own.
+    const result = await clanka(["config", "-C", sub], { env: { ...trusted, NOTES_DIR: "/data" } })
     expect(result).toEqual({
       code: 0,
       stderr: "",
       stdout: [
+        `# ${userFile}: user`,
+        `# ${join(repo, ".mcp.json")}: trusted`,
+        `# ${join(repo, "clanka.json")}: trusted`,
+        `# ${join(sub, "clanka.json")}: trusted`,
         `model = "app/model"  # ${join(sub, "clanka.json")}`,
-        `maxTurns = 7  # ${join(xdg, "clanka", "config.json")}`,
-        `mcpServers.notes = {"command":"repo-notes","args":["--dir","/srv/notes"]}  # ${join(repo, ".mcp.json")}`,
+        `maxTurns = 7  # ${userFile}`,
+        // As written: a variable is expanded only where the server starts.
+        `mcpServers.notes = {"command":"repo-notes","args":["--dir","\${NOTES_DIR:-/srv/notes}"]}  # ${join(repo, ".mcp.json")}`,
         `sandbox = "read-only"  # ${join(repo, "clanka.json")}`,
         `writable = ["${join(sub, "cache")}"]  # ${join(sub, "clanka.json")}`,
         "",
       ].join("\n"),
     })
-    const json = JSON.parse((await clanka(["config", "-C", sub, "--json"], { env: { ...env, NOTES_DIR: "/data" } })).stdout)
-    expect(json.config.mcpServers.notes.args).toEqual(["--dir", "/data"])
-    expect(json.files).toEqual([join(xdg, "clanka", "config.json"), join(repo, ".mcp.json"), join(repo, "clanka.json"), join(sub, "clanka.json")])
+    const json = JSON.parse((await clanka(["config", "-C", sub, "--json", "--trust-project"], { env: { ...env, NOTES_DIR: "/data" } })).stdout)
+    expect(json.config.mcpServers.notes.args).toEqual(["--dir", "${NOTES_DIR:-/srv/notes}"])
+    expect(json.files).toEqual([
+      { path: userFile, trust: "user", ignored: [] },
+      { path: join(repo, ".mcp.json"), trust: "trusted", ignored: [] },
+      { path: join(repo, "clanka.json"), trust: "trusted", ignored: [] },
+      { path: join(sub, "clanka.json"), trust: "trusted", ignored: [] },
+    ])
+  })
+
+  test("clanka config marks an untrusted project's files and the values they may not set", async () => {
+    const result = await clanka(["config", "-C", sub], { env: { ...env, NOTES_DIR: "/data" } })
+    expect(result).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: [
+        `# ${userFile}: user`,
+        `# ${join(repo, ".mcp.json")}: untrusted`,
+        `# ${join(repo, "clanka.json")}: untrusted`,
+        `# ${join(sub, "clanka.json")}: untrusted`,
+        `model = "app/model"  # ${join(sub, "clanka.json")}`,
+        `maxTurns = 7  # ${userFile}`,
+        `mcpServers.notes = {"command":"user-notes"}  # ${userFile}`,
+        `sandbox = "read-only"  # ${join(repo, "clanka.json")}`,
+        `mcpServers.notes = {"command":"repo-notes","args":["--dir","\${NOTES_DIR:-/srv/notes}"]}  # ${join(repo, ".mcp.json")} (ignored: untrusted)`,
+        `writable = ["${join(sub, "cache")}"]  # ${join(sub, "clanka.json")} (ignored: untrusted)`,
+        `# untrusted project files may only narrow (model, output, a stricter sandbox, network off); trust them with: clanka trust ${sub}`,
+        "",
+      ].join("\n"),
+    })
+    const json = JSON.parse((await clanka(["config", "-C", sub, "--json"], { env })).stdout)
+    expect(json.files.map((file: { trust: string; ignored: string[] }) => [file.trust, file.ignored])).toEqual([
+      ["user", []],
+      ["untrusted", ["mcpServers"]],
+      ["untrusted", []],
+      ["untrusted", ["writable"]],
+    ])
   })
 
   test("a mistake is exit 2 naming the file and the key", async () => {
@@ -51,16 +94,33 @@ describe("configuration files", () => {
       [JSON.stringify({ mcpServers: { gh: { command: 3 } } }), "mcpServers.gh.command: expected string but received 3"],
       [JSON.stringify({ mcpServers: { "my server": { command: "x" } } }), "mcpServers.my server: server names are letters, digits, _ and - (they become mcp.<name> in scripts)"],
       [JSON.stringify({ mcpServers: { gh: { type: "http", url: "ftp://x" } } }), "mcpServers.gh.url: the url must be an http(s) URL"],
-      [JSON.stringify({ mcpServers: { gh: { command: "x", env: { T: "${UNSET_VARIABLE_FOR_TEST}" } } } }), "mcpServers.gh.env.T: ${UNSET_VARIABLE_FOR_TEST} is not set; set the variable or give a default with ${UNSET_VARIABLE_FOR_TEST:-value}"],
       ["{", "not JSON: JSON Parse error: Expected '}'"],
     ]
     for (const [text, message] of cases) {
       writeFileSync(join(bad, "clanka.json"), text)
+      // Trusted or not, a file clanka cannot read is a mistake to fix.
       for (const command of [["config"], ["exec", "-e", "1"], ["run", "task"]]) {
-        const result = await clanka([...command, "-C", bad], { env })
-        expect({ command: command[0], ...result }).toEqual({ command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(bad, "clanka.json")}: ${message}\n` })
+        for (const withTrust of [env, trusted]) {
+          const result = await clanka([...command, "-C", bad], { env: withTrust })
+          expect({ command: command[0], ...result }).toEqual({ command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(bad, "clanka.json")}: ${message}\n` })
+        }
       }
     }
+  })
+
+  test("an unset variable in a trusted server is exit 2 where servers start; clanka config prints it as written", async () => {
+    const dir = join(root, "unset")
+    mkdirSync(dir, { recursive: true })
+    const server = { gh: { command: "x", env: { T: "${UNSET_VARIABLE_FOR_TEST}" } } }
+    writeFileSync(join(dir, "clanka.json"), JSON.stringify({ mcpServers: server }))
+    const message = "mcpServers.gh.env.T: ${UNSET_VARIABLE_FOR_TEST} is not set; set the variable or give a default with ${UNSET_VARIABLE_FOR_TEST:-value}"
+    for (const command of [["exec", "-e", "1"], ["run", "task"], ["tools"]]) {
+      const result = await clanka([...command, "-C", dir], { env: trusted })
+      expect({ command: command[0], ...result }).toEqual({ command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(dir, "clanka.json")}: ${message}\n` })
+    }
+    const shown = await clanka(["config", "-C", dir], { env: trusted })
+    expect(shown).toMatchObject({ code: 0, stderr: "" })
+    expect(shown.stdout).toContain(`mcpServers.gh = ${JSON.stringify(server.gh)}  # ${join(dir, "clanka.json")}\n`)
   })
 
   test("clanka config shows CLANKA_MODEL over the files' model, as run uses it", async () => {
@@ -88,17 +148,24 @@ describe("configuration files", () => {
 
   test("flags beat files: the model, the sandbox", async () => {
     // The model comes from the nearest file…
-    expect((await clanka(["run", "-C", sub, "task"], { env })).stderr).toStartWith(`clanka: ${join(sub, "clanka.json")}: model: unknown model provider "app": use one of anthropic`)
+    expect((await clanka(["run", "-C", sub, "task"], { env: trusted })).stderr).toStartWith(`clanka: ${join(sub, "clanka.json")}: model: unknown model provider "app": use one of anthropic`)
     // …unless CLANKA_MODEL or --model says otherwise.
-    expect((await clanka(["run", "-C", sub, "task"], { env: { ...env, CLANKA_MODEL: "env/model" } })).stderr).toContain('unknown model provider "env"')
-    expect((await clanka(["run", "-C", sub, "-m", "flag/model", "task"], { env })).stderr).toContain('unknown model provider "flag"')
-    // The repository's clanka.json makes the sandbox read-only; --sandbox off beats it.
+    expect((await clanka(["run", "-C", sub, "task"], { env: { ...trusted, CLANKA_MODEL: "env/model" } })).stderr).toContain('unknown model provider "env"')
+    expect((await clanka(["run", "-C", sub, "-m", "flag/model", "task"], { env: trusted })).stderr).toContain('unknown model provider "flag"')
+    // The repository's clanka.json makes the sandbox read-only (untrusted, it may narrow); --sandbox off beats it.
     const write = `await writeFile({ path: "out.txt", content: "x" }); console.log("written")`
     const readOnly = await clanka(["exec", "-C", sub, "-e", write], { env })
     expect(readOnly.code).toBe(1)
     expect(readOnly.stdout).toContain("the sandbox is read-only")
-    // (The files' MCP server cannot start here: one line, and the script runs.)
+    const notice = `clanka: ignored in the untrusted project config: ../../.mcp.json: mcpServers (1); clanka.json: writable; trust it with: clanka trust ${sub} (or pass --trust-project for this run)\n`
+    // (The user's MCP server starts, not the untrusted project's; it cannot here: one line, and the script runs.)
     expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "-e", write], { env })).toEqual({
+      code: 0,
+      stdout: "written\n",
+      stderr: notice + 'clanka: MCP server "notes" failed: cannot run its command: Executable not found in $PATH: "user-notes"; its tools are missing\n',
+    })
+    // Trusted, the project's server is the one that starts.
+    expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "--trust-project", "-e", write], { env })).toEqual({
       code: 0,
       stdout: "written\n",
       stderr: 'clanka: MCP server "notes" failed: cannot run its command: Executable not found in $PATH: "repo-notes"; its tools are missing\n',

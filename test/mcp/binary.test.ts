@@ -14,7 +14,8 @@ setDefaultTimeout(90_000)
 
 let dir: string
 let bin: string
-const bare = ["env", "-i", "PATH=/usr/bin:/bin"]
+// The .mcp.json next to the binary is the user's own: trusted for the run.
+const bare = ["env", "-i", "PATH=/usr/bin:/bin", "CLANKA_TRUST_PROJECT=1"]
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "clanka-mcp-bin-"))
@@ -38,7 +39,7 @@ describe("the compiled binary and MCP", () => {
 
   test("as a server: clanka mcp answers the SDK's client", async () => {
     const client = new Client({ name: "test", version: "1" })
-    await client.connect(new StdioClientTransport({ command: "env", args: ["-i", "PATH=/usr/bin:/bin", bin, "mcp", "-C", dir], stderr: "pipe" }))
+    await client.connect(new StdioClientTransport({ command: "env", args: ["-i", "PATH=/usr/bin:/bin", "CLANKA_TRUST_PROJECT=1", bin, "mcp", "-C", dir], stderr: "pipe" }))
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toEqual(["execute"])

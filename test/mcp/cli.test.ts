@@ -12,7 +12,8 @@ const project = temporaryDirectory("clanka-mcp-cli-")
 const xdg = join(project, ".xdg")
 mkdirSync(xdg)
 writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { everything: everythingStdio, broken: { command: "sh", args: ["-c", "echo 'missing token' >&2; exit 1"] } } }))
-const env = { XDG_CONFIG_HOME: xdg }
+// The project's .mcp.json is the user's own here: trusted for the run.
+const env = { XDG_CONFIG_HOME: xdg, CLANKA_TRUST_PROJECT: "1" }
 const broken = 'clanka: MCP server "broken" failed: exited before it was ready (its last words on stderr: missing token); its tools are missing\n'
 
 describe("MCP servers from .mcp.json, through the command line's executor (a child in the OS sandbox)", () => {

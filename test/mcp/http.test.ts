@@ -57,7 +57,8 @@ afterAll(() => {
   server?.kill()
 })
 
-const env = () => ({ XDG_CONFIG_HOME: join(project, ".xdg"), TEST_MCP_TOKEN: "secret-token" })
+// The project's .mcp.json is the user's own here: trusted for the run.
+const env = () => ({ XDG_CONFIG_HOME: join(project, ".xdg"), TEST_MCP_TOKEN: "secret-token", CLANKA_TRUST_PROJECT: "1" })
 const down = /^clanka: MCP server "down" failed: http:\/\/127\.0\.0\.1:\d+\/nothing: Streamable HTTP error: Error POSTing to endpoint: Error Cannot POST \/nothing; its tools are missing\n$/
 
 describe("HTTP MCP servers on the agent's side", () => {
@@ -110,7 +111,7 @@ describe("HTTP MCP servers on the agent's side", () => {
     writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { dying: { type: "http", url: `http://127.0.0.1:${dyingPort}/mcp` } } }))
     const script = `console.log("calling"); try { await mcp.dying.trigger_long_running_operation({ duration: 120, steps: 120 }) } catch (e) { console.log("caught:", e.message) }`
     const child = Bun.spawn([BUN, MAIN, "exec", "-C", dir, "--sandbox", "off", "--timeout", "100", "-e", script], {
-      env: { ...process.env, XDG_CONFIG_HOME: join(dir, ".xdg") },
+      env: { ...process.env, XDG_CONFIG_HOME: join(dir, ".xdg"), CLANKA_TRUST_PROJECT: "1" },
       stdout: "pipe",
       stderr: "pipe",
     })

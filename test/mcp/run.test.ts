@@ -25,7 +25,7 @@ test("the model's scripts call MCP tools; the failed server is named on stderr a
     { blocks: [{ type: "execute", script: `await taskComplete("done")` }] },
   ])
   const result = await clanka(["run", "--json", "-C", project, "what is the weather?"], {
-    env: { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", XDG_CONFIG_HOME: join(project, ".xdg") },
+    env: { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", XDG_CONFIG_HOME: join(project, ".xdg"), CLANKA_TRUST_PROJECT: "1" },
   })
   expect(result.stderr).toBe('clanka: MCP server "broken" failed: exited before it was ready; its tools are missing\n')
   expect(result.code).toBe(0)

@@ -18,7 +18,7 @@ writeFileSync(join(project, "notes.txt"), "one\ntwo\n")
 async function connect(args: string[]): Promise<Client> {
   const client = new Client({ name: "test", version: "1" })
   await client.connect(
-    new StdioClientTransport({ command: BUN, args: [MAIN, "mcp", ...args], env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(project, ".xdg") }, stderr: "pipe" }),
+    new StdioClientTransport({ command: BUN, args: [MAIN, "mcp", ...args], env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(project, ".xdg"), CLANKA_TRUST_PROJECT: "1" }, stderr: "pipe" }),
   )
   return client
 }

@@ -28,7 +28,7 @@ test.skipIf(!available)("a stdio MCP server runs on the executor's host, in its 
   const script = `console.log(await mcp.everything.get_sum({ a: 3, b: 4 })); console.log((await readFile({ path: "where.txt" })).trim())`
   const result = await clanka(["exec", "--ssh", host.target, "--remote-bin", host.remoteBin, "-e", script], {
     cwd: host.local,
-    env: { ...host.env, XDG_CONFIG_HOME: join(host.local, ".xdg") },
+    env: { ...host.env, XDG_CONFIG_HOME: join(host.local, ".xdg"), CLANKA_TRUST_PROJECT: "1" },
   })
   expect(result).toEqual({ code: 0, stdout: `The sum of 3 and 4 is 7.\n${host.remoteDir}\n`, stderr: "" })
   expect(existsSync(join(host.local, "where.txt"))).toBe(false)
@@ -41,7 +41,7 @@ test.skipIf(!available)("clanka mcp --ssh serves execute backed by the executor 
       command: BUN,
       args: [MAIN, "mcp", "--ssh", host.target, "--remote-bin", host.remoteBin],
       cwd: host.local,
-      env: { ...(process.env as Record<string, string>), ...host.env, XDG_CONFIG_HOME: join(host.local, ".xdg") },
+      env: { ...(process.env as Record<string, string>), ...host.env, XDG_CONFIG_HOME: join(host.local, ".xdg"), CLANKA_TRUST_PROJECT: "1" },
       stderr: "pipe",
     }),
   )
