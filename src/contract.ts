@@ -94,6 +94,8 @@ export const CapabilitiesSchema = v.looseObject({
   sandbox: v.optional(v.looseObject({ mode: v.picklist(SandboxModes), network: v.boolean() }), { mode: "off", network: true }),
   /** MCP servers that could not be started or listed (their tools are missing); empty without MCP. */
   mcpFailures: v.optional(v.array(v.looseObject({ server: v.string(), error: v.string() }))),
+  /** Lines for the user about what the executor found and left out (an AGENTS.md outside the workspace). */
+  warnings: v.optional(v.array(v.string())),
 })
 export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
 

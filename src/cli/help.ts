@@ -24,6 +24,8 @@ SANDBOX (run, exec, tool; --sandbox MODE)
   workspace-write   the workspace (-C), /tmp, --writable DIRs  off (--network)  where bubblewrap works
   read-only         nothing                                    off (--network)
   off               anywhere                                   on
+  In workspace-write, git hooks and config, clanka.json, .mcp.json and .clanka/ stay read-only
+  unless --writable names them (--writable .git/hooks).
 
   Scripts always run in a separate executor process whose environment is an allow-list (PATH,
   HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach

@@ -58,6 +58,7 @@ export async function connectExecutor(options: ConnectOptions): Promise<Executor
   const executor = await connect(options)
   // The handshake started the MCP servers: one line for each that failed; the run goes on.
   const announced = (executor as { announced?: Capabilities }).announced
+  for (const line of announced?.warnings ?? []) options.onWarning?.(line)
   for (const { server, error } of announced?.mcpFailures ?? []) {
     if (!options.mcp?.agentMcpFailures?.some((failure) => failure.server === server)) {
       options.onWarning?.(`MCP server "${server}" failed: ${error}; its tools are missing`)

@@ -9,6 +9,7 @@ import { existsSync, realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import type { SandboxMode, SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
+import { protectedBinds, protectedPaths } from "../tools/protected-paths.ts"
 import { searchIndexDir } from "../tools/semantic/location.ts"
 
 /** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
@@ -98,6 +99,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   const index = searchIndexBind(needs.search, workspace)
   if (index) args.push("--bind", index, index)
   if (policy.mode === "workspace-write") for (const dir of policy.writable) if (existsSync(dir)) args.push("--bind", dir, dir)
+  if (policy.mode === "workspace-write") args.push(...protectedBinds(workspace, policy.writable))
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
   if (!policy.network) args.push("--unshare-net")
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
@@ -141,6 +143,8 @@ export function seatbeltProfile(workspace: string, policy: SandboxPolicy, search
     "(deny file-write*)",
     `(allow file-write* (literal "/dev/null") (literal "/dev/tty")${writable.map((dir) => ` (subpath ${quote(dir)})`).join("")})`,
   ]
+  // Later rules win: the protected paths (existing or not) stay read-only inside the writable ones.
+  if (policy.mode === "workspace-write") rules.push(...protectedPaths(workspace, policy.writable).map((path) => `(deny file-write* (subpath ${quote(path)}))`))
   if (!policy.network) rules.push("(deny network*)", '(allow network* (remote ip "localhost:*"))', '(allow network* (local ip "localhost:*"))')
   return rules.join("\n")
 }

@@ -10,7 +10,7 @@ import { shellQuote, type SshTarget } from "./ssh-target.ts"
 import { sandboxFlags } from "./os-sandbox.ts"
 import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
 import { binaryFor, compiledSelf, ownTarget } from "./self-binary.ts"
-import { launchCommand, uploadSelf } from "./upload.ts"
+import { type CachedBuild, launchCommand, uploadSelf } from "./upload.ts"
 
 /**
  * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
@@ -38,13 +38,13 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
   else {
     // The host's clanka, else the copy in its cache: later runs are one ssh call, as without it.
     const own = await binaryFor(self, ownTarget())
-    const launch = (cacheName: string) => launchCommand(shellQuote(remoteBin), args, cacheName)
+    const launch = (build: CachedBuild) => launchCommand(shellQuote(remoteBin), args, build)
     try {
-      remote = await start(own ? launch(own.cacheName) : plain)
+      remote = await start(own ? launch(own) : plain)
     } catch (error) {
       if (!(error instanceof RemoteClankaMissingError)) throw error
-      const cacheName = await uploadSelf({ host: target.host, remoteBin, self, ssh, progress: options.progress ?? process.stderr })
-      remote = await start(launch(cacheName))
+      const build = await uploadSelf({ host: target.host, remoteBin, self, ssh, progress: options.progress ?? process.stderr })
+      remote = await start(launch(build))
     }
   }
   if (request === "auto" && remote.announced?.sandbox.mode === "off") {

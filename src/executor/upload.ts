@@ -4,7 +4,13 @@
  * only then does this side stream the binary (through gzip when the host has it), which the host
  * checks against the SHA-256, makes executable and moves into place in one rename, so a broken
  * copy is never run. The cache is `${XDG_CACHE_HOME:-$HOME/.cache}/clanka/bin/VERSION-SHA/clanka`
- * on the host.
+ * on the host, with `clanka.stamp` beside it (`SIZE SHA256`, written after the checked rename).
+ *
+ * Every start checks the cached copy cheaply before running it: the stamp says the size and full
+ * SHA-256 this side expects, the file has that size, and it is not newer than its stamp. A copy
+ * that fails (planted under that name, cut short, replaced later) is never run: the launch exits
+ * 127 and the host gets a fresh upload. Hashing the whole file on every start would be the full
+ * check, but costs about a second for 100 MB on a small host; the upload hashes it once.
  */
 import { spawn } from "node:child_process"
 import { createReadStream } from "node:fs"
@@ -14,7 +20,7 @@ import { ExecutorLostError } from "../contract.ts"
 import { readFrames } from "../protocol/framing.ts"
 import { seconds } from "../util/duration.ts"
 import { VERSION } from "../version.ts"
-import { binaryFor, ownTarget, targetOf } from "./self-binary.ts"
+import { type Binary, binaryFor, ownTarget, targetOf } from "./self-binary.ts"
 
 /** The host's cache directory of one build, as a shell expression. */
 const CACHE = '"${XDG_CACHE_HOME:-$HOME/.cache}/clanka/bin"'
@@ -25,11 +31,14 @@ const CACHE = '"${XDG_CACHE_HOME:-$HOME/.cache}/clanka/bin"'
  */
 const RECEIVE = [
   "uname -sm 2>/dev/null || echo unknown",
-  "read -r name sum || exit 0",
+  "read -r name sum size || exit 0",
   'case $name in ""|.*|*[!A-Za-z0-9._-]*) echo "bad $name"; exit 2;; esac',
+  'case $size in ""|*[!0-9]*) echo "bad $size"; exit 2;; esac',
   `d=${CACHE}/$name`,
-  'if [ -x "$d/clanka" ]; then echo "cached $d/clanka"; exit 0; fi',
-  'if command -v gzip >/dev/null 2>&1; then echo "missing gzip"; else echo "missing plain"; fi',
+  `if ${stampMatches('"$d"', '"$size $sum"', '"$size"')}; then echo "cached $d/clanka"; exit 0; fi`,
+  // Something else under that name (planted, cut short) is replaced, and said so.
+  'w=missing; if [ -e "$d/clanka" ] || [ -L "$d/clanka" ]; then w=stale; fi',
+  'if command -v gzip >/dev/null 2>&1; then echo "$w gzip"; else echo "$w plain"; fi',
   "read -r how || exit 0",
   'case $how in gzip|plain) ;; *) exit 0;; esac',
   'mkdir -p "$d" || exit 1',
@@ -40,20 +49,34 @@ const RECEIVE = [
   'if [ "$how" = gzip ]; then gzip -dc > "$t"; else cat > "$t"; fi || exit 1',
   's=$(sha256sum "$t" 2>/dev/null || shasum -a 256 "$t" 2>/dev/null || echo none)',
   'if [ "${s%% *}" != "$sum" ]; then echo "mismatch ${s%% *}"; exit 1; fi',
-  'chmod 755 "$t" && mv -f "$t" "$d/clanka" && echo "installed $d/clanka"',
+  'rm -rf "$d/clanka.stamp" "$d/clanka"',
+  'chmod 755 "$t" && mv -f "$t" "$d/clanka" || exit 1',
+  'echo "$size $sum" > "$d/clanka.stamp" && echo "installed $d/clanka"',
 ].join("; ")
 
 /**
- * The remote command that starts the executor: `remoteBin` when the host has it, else the cached
- * upload named `cacheName`, else exit 127 (which makes the caller upload). `bin` and `args` are
- * already quoted for sh.
+ * A sh condition: the cached copy in directory `dir` is a regular executable file of `size` bytes,
+ * not newer than its stamp, whose text is `stamp` (`SIZE SHA256`). Arguments are sh words.
  */
-export function launchCommand(bin: string, args: string[], cacheName: string): string {
+function stampMatches(dir: string, stamp: string, size: string): string {
+  const file = `${dir}/clanka`
+  return `[ -f ${file} ] && [ -x ${file} ] && [ "$(cat ${dir}/clanka.stamp 2>/dev/null)" = ${stamp} ] && [ "$(wc -c < ${file} | tr -d " ")" = ${size} ] && ! [ ${file} -nt ${dir}/clanka.stamp ]`
+}
+
+/** What this side knows of a build in the host's cache: its directory name, size and SHA-256. */
+export type CachedBuild = Pick<Binary, "cacheName" | "size" | "sha256">
+
+/**
+ * The remote command that starts the executor: `remoteBin` when the host has it, else the cached
+ * upload of `build` when its stamp and size match, else exit 127 (which makes the caller upload).
+ * `bin` and `args` are already quoted for sh.
+ */
+export function launchCommand(bin: string, args: string[], build: CachedBuild): string {
   const script = [
     `b=${bin}`,
     `if command -v "$b" >/dev/null 2>&1; then exec "$b" ${args.join(" ")}; fi`,
-    `c=${CACHE}/${cacheName}/clanka`,
-    `if [ -x "$c" ]; then exec "$c" ${args.join(" ")}; fi`,
+    `d=${CACHE}/${build.cacheName}`,
+    `if ${stampMatches('"$d"', `"${build.size} ${build.sha256}"`, `"${build.size}"`)}; then exec "$d/clanka" ${args.join(" ")}; fi`,
     `echo "sh: $b: not found" >&2`,
     "exit 127",
   ].join("; ")
@@ -72,8 +95,8 @@ export interface UploadOptions {
   progress: { write(text: string): unknown; isTTY?: boolean }
 }
 
-/** Makes sure the host has this clanka's build; returns its cache name there. */
-export async function uploadSelf(options: UploadOptions): Promise<string> {
+/** Makes sure the host has this clanka's build (or the one for its platform); returns which. */
+export async function uploadSelf(options: UploadOptions): Promise<CachedBuild> {
   const { host, progress } = options
   const child = spawn(options.ssh[0]!, [...options.ssh.slice(1), `sh -c ${singleQuote(RECEIVE)}`], { stdio: ["pipe", "pipe", "pipe"] })
   child.stdin.on("error", () => {}) // the host hung up; its exit says why
@@ -116,18 +139,23 @@ export async function uploadSelf(options: UploadOptions): Promise<string> {
         `\`${options.remoteBin}\` was not found on ${host}, which is ${target} while this clanka is ${ownTarget()}: put clanka-${target} (bun scripts/build.ts --all) beside ${options.self}, or install clanka on ${host}`,
       )
     }
-    child.stdin.write(`${binary.cacheName} ${binary.sha256}\n`)
+    child.stdin.write(`${binary.cacheName} ${binary.sha256} ${binary.size}\n`)
     const found = await next()
     if (found?.startsWith("cached ")) {
       await hangUp()
-      return binary.cacheName
+      return binary
     }
-    if (found !== "missing gzip" && found !== "missing plain") throw await failed(`unexpected reply ${JSON.stringify(found ?? "")}`)
-    const gzip = found === "missing gzip"
+    const [state, how] = found?.split(" ") ?? []
+    if ((state !== "missing" && state !== "stale") || (how !== "gzip" && how !== "plain")) throw await failed(`unexpected reply ${JSON.stringify(found ?? "")}`)
+    const gzip = how === "gzip"
     child.stdin.write(gzip ? "gzip\n" : "plain\n")
     const started = Date.now()
     const megabytes = `${(binary.size / 1e6).toFixed(1)} MB`
-    const intro = `clanka: ${options.remoteBin} is not on ${host}: copying clanka ${VERSION} (${binary.target}, ${megabytes}${gzip ? ", gzip" : ""}) there`
+    const copying = `copying clanka ${VERSION} (${binary.target}, ${megabytes}${gzip ? ", gzip" : ""}) there`
+    const intro =
+      state === "stale"
+        ? `clanka: the copy of clanka in ${host}'s cache does not match the stamp written when it was copied; ${copying} again`
+        : `clanka: ${options.remoteBin} is not on ${host}: ${copying}`
     // On a terminal a short line below it counts up in place (short: a long one would wrap).
     progress.write(progress.isTTY ? `${intro}\n  0%` : `${intro}\n`)
     let sent = 0
@@ -156,7 +184,7 @@ export async function uploadSelf(options: UploadOptions): Promise<string> {
     if (!installed?.startsWith("installed ")) throw await failed("the host did not confirm the copy")
     await exited
     progress.write(`clanka: copied to ${host}:${installed.slice("installed ".length)} in ${seconds(Date.now() - started, 1)}; later runs use it\n`)
-    return binary.cacheName
+    return binary
   } finally {
     if (child.exitCode === null) child.kill("SIGTERM")
   }

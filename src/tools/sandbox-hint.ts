@@ -1,6 +1,8 @@
 import type { SandboxPolicy } from "../contract.ts"
 
 const READ_ONLY_FS = /Read-only file system|EROFS/
+/** Names of the protected paths (protected-paths.ts) as a failed command prints them. */
+const PROTECTED = /\.git\b|clanka\.json|\.mcp\.json|\.clanka\b/
 const NO_NETWORK = /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|getaddrinfo|Unable to connect|ConnectionRefused|Connection refused|ECONNREFUSED|Failed to connect/i
 
 /**
@@ -9,8 +11,9 @@ const NO_NETWORK = /Network is unreachable|ENETUNREACH|Could not resolve host|Te
  */
 export function sandboxHint(output: string, policy: SandboxPolicy): string {
   if (policy.mode !== "off" && READ_ONLY_FS.test(output)) {
-    return policy.mode === "read-only"
-      ? "[sandbox: the file system is read-only (--sandbox read-only); run with --sandbox workspace-write to allow writes in the workspace]"
+    if (policy.mode === "read-only") return "[sandbox: the file system is read-only (--sandbox read-only); run with --sandbox workspace-write to allow writes in the workspace]"
+    return PROTECTED.test(output)
+      ? "[sandbox: git hooks and config, clanka.json, .mcp.json and .clanka/ stay read-only in the workspace and --writable DIRs; pass --writable PATH naming one to allow it]"
       : "[sandbox: only the workspace, /tmp and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]"
   }
   if (policy.mode !== "off" && !policy.network && NO_NETWORK.test(output)) {

@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 import { ToolError } from "../errors.ts"
+import { protectedPathBelow, protectedPathOf, protectedPaths } from "./protected-paths.ts"
 import type { ToolContext } from "./tool.ts"
 
 /**
@@ -26,7 +27,8 @@ const SYSTEM_TEMP = "/tmp"
  * the sandbox policy: in "off" anything goes; in "read-only" nothing does; in "workspace-write" a
  * target must resolve — symlinks anywhere on the path followed, a path that does not exist yet
  * through its nearest existing ancestor — to a place strictly inside the directory, the system temp
- * directory (/tmp and os.tmpdir()) or one of the policy's writable roots. Callers check every target
+ * directory (/tmp and os.tmpdir()) or one of the policy's writable roots, and not in a protected
+ * path of the workspace or a writable root (protected-paths.ts). Callers check every target
  * before writing anything. This keeps well-meaning scripts inside the workspace; the OS sandbox is
  * what holds against a script that races it.
  */
@@ -48,15 +50,36 @@ export async function checkWritable(
   const roots = await Promise.all([ctx.directory, SYSTEM_TEMP, temp, ...writable].map(located))
   const tempText = within(SYSTEM_TEMP, temp) || within(roots[1]!, roots[2]!) ? SYSTEM_TEMP : `${SYSTEM_TEMP}, ${temp}`
   const rule = (where: string) => `the sandbox (workspace-write) allows writes only ${where}, in ${tempText} and in --writable DIRs${suffix}`
+  const guarded = protectedPaths(ctx.directory, writable)
   for (const target of targets) {
     const where = await landing(target)
-    if (roots.some((root) => inside(root, where))) continue
+    if (roots.some((root) => inside(root, where))) {
+      refuseProtected(tool, target, where, guarded, suffix)
+      continue
+    }
     if (roots.includes(where)) {
       throw new ToolError(
         `${tool}: ${target.shown} resolves to ${where}, a writable root itself, not a path inside one; ${rule(`inside the workspace ${ctx.directory}`)}`,
       )
     }
     throw new ToolError(`${tool}: ${target.shown} resolves to ${where}, outside the workspace ${ctx.directory}; ${rule("there")}`)
+  }
+}
+
+/**
+ * Refuses a target in a protected path (git hooks and config, clanka's project files), and the
+ * removal or renaming of a directory holding one, which would take it along.
+ */
+function refuseProtected(tool: string, target: WriteTarget, where: string, guarded: readonly string[], suffix: string): void {
+  const what = "git hooks and config, clanka.json, .mcp.json and .clanka/ in the workspace and --writable DIRs are read-only to scripts"
+  const holder = protectedPathOf(where, guarded)
+  if (holder) {
+    const place = holder === where ? `is ${holder}` : `resolves to ${where}, in ${holder}`
+    throw new ToolError(`${tool}: ${target.shown} ${place}, which is protected (${what}); run with --writable ${holder} to allow it${suffix}`)
+  }
+  const below = target.action === "write" ? undefined : protectedPathBelow(where, guarded)
+  if (below) {
+    throw new ToolError(`${tool}: cannot ${target.action} ${target.shown}: it holds ${below}, which is protected (${what}); run with --writable ${where} to allow it${suffix}`)
   }
 }
 

@@ -4,9 +4,9 @@
 // and its XDG_CACHE_HOME in the sshd's temporary directory.
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { createHash } from "node:crypto"
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { ROOT } from "../support/cli.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 import { VERSION } from "../../src/version.ts"
@@ -59,6 +59,7 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 const readme = ["exec", "--ssh", "", "-e", 'console.log(await readFile({ path: "README.md" }))']
 const exec = () => readme.map((word) => word || host.target)
 const cached = () => join(host.remoteCache, "clanka/bin", `${VERSION}-${sha.slice(0, 16)}`, "clanka")
+const stamp = () => `${cached()}.stamp`
 // The far side's search index lives in the same cache; only the copies of clanka count here.
 const remoteCacheFiles = () =>
   existsSync(host.remoteCache)
@@ -149,5 +150,55 @@ test.skipIf(!available)("the first run copies clanka into the host's cache with 
   const second = await run(exec())
   expect(second).toEqual({ code: 0, stdout: "remote readme\n\n", stderr: "", sshCalls: 1 })
   expect(statSync(cached()).mtimeMs).toBe(copiedAt)
-  expect(remoteCacheFiles()).toEqual(["clanka", "clanka/bin", `clanka/bin/${VERSION}-${sha.slice(0, 16)}`, `clanka/bin/${VERSION}-${sha.slice(0, 16)}/clanka`])
+  const build = `clanka/bin/${VERSION}-${sha.slice(0, 16)}`
+  expect(remoteCacheFiles()).toEqual(["clanka", "clanka/bin", build, `${build}/clanka`, `${build}/clanka.stamp`])
+  // The stamp, written after the checked copy was in place: its size and SHA-256.
+  expect(readFileSync(stamp(), "utf8")).toBe(`${statSync(bin).size} ${sha}\n`)
+}, 60_000)
+
+/** A script put where the cached clanka goes; it leaves a mark if it is ever run. */
+function plant(): string {
+  const mark = join(dir, "planted-ran")
+  rmSync(mark, { force: true })
+  mkdirSync(dirname(cached()), { recursive: true })
+  writeFileSync(cached(), `#!/bin/sh\necho ran > '${mark}'\necho '{}'\n`)
+  chmodSync(cached(), 0o755)
+  return mark
+}
+
+const STALE = `clanka: the copy of clanka in clanka-test-host's cache does not match the stamp written when it was copied; copying clanka ${VERSION} (linux-x64, `
+
+test.skipIf(!available)("a file planted under the cache's name without a stamp is never run: a fresh upload replaces it", async () => {
+  rmSync(host.remoteCache, { recursive: true, force: true })
+  const mark = plant()
+  try {
+    const result = await run(exec())
+    expect(existsSync(mark)).toBe(false)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe("remote readme\n\n")
+    expect(result.stderr).toStartWith(STALE)
+    expect(createHash("sha256").update(readFileSync(cached())).digest("hex")).toBe(sha)
+    expect(readFileSync(stamp(), "utf8")).toBe(`${statSync(bin).size} ${sha}\n`)
+  } finally {
+    rmSync(host.remoteCache, { recursive: true, force: true })
+  }
+}, 60_000)
+
+test.skipIf(!available)("a cached copy replaced later by a file of another size is never run, even under its old stamp and time", async () => {
+  rmSync(host.remoteCache, { recursive: true, force: true })
+  try {
+    expect((await run(exec())).code).toBe(0)
+    const { atime, mtime } = statSync(cached())
+    const mark = plant()
+    // Dated back as the real copy was: only the size gives it away.
+    utimesSync(cached(), atime, mtime)
+    const result = await run(exec())
+    expect(existsSync(mark)).toBe(false)
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe("remote readme\n\n")
+    expect(result.stderr).toStartWith(STALE)
+    expect(createHash("sha256").update(readFileSync(cached())).digest("hex")).toBe(sha)
+  } finally {
+    rmSync(host.remoteCache, { recursive: true, force: true })
+  }
 }, 60_000)
