@@ -124,11 +124,10 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
 function shutOut(args: readonly string[], argv: readonly string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
   const bound = boundPaths(args)
   const real = (paths: readonly string[]) => paths.flatMap((path) => (path.startsWith("/") ? (realPath(path) ?? []) : []))
-  const hidden = hideCredentialStores({
-    readable: real(policy.readable ?? []),
-    keep: real([workspace, ...policy.writable, ...argv, ...(needs.readable ?? []), ...bound.filter((path) => path !== "/")]),
-    bound,
-  })
+  const readable = real(policy.readable ?? [])
+  // What the executor needs (argv names its program, and repeats the --readable paths).
+  const keep = real([workspace, ...policy.writable, ...argv, ...(needs.readable ?? []), ...bound.filter((path) => path !== "/")])
+  const hidden = hideCredentialStores({ readable, keep: keep.filter((path) => !readable.includes(path)), bound })
   const sockets = policy.network ? [] : coverHostSockets({ bound, hiddenDirs: hidden.dirs })
   return [...hidden.args, ...sockets]
 }
