@@ -71,6 +71,10 @@ export interface SandboxPolicy {
   network: boolean
   /** Absolute paths of further writable roots (--writable), besides the workspace and /tmp. */
   writable: readonly string[]
+  /** Bytes the sandbox's private /tmp may hold (--tmp-size; default 1 GiB). */
+  tmpSize?: number
+  /** Absolute paths of credential stores left visible to scripts (--readable); the rest are hidden. */
+  readable?: readonly string[]
 }
 
 /** No restriction: what a library user's LocalExecutor enforces unless told otherwise. */

@@ -9,7 +9,7 @@ import { parseSshTarget } from "../executor/ssh-target.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
-import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
+import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice } from "./trust.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
@@ -45,6 +45,8 @@ export interface ExecutorFlags {
   sandbox?: string
   network?: boolean
   writable?: string
+  readable?: string
+  "tmp-size"?: string
   env?: string
   search?: boolean
   "embed-model"?: string
@@ -169,6 +171,8 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       ...(sandbox === undefined ? {} : { sandbox: sandboxRequest(sandbox, "auto") }),
       network: args.network ?? files.network ?? false,
       writable,
+      readable: repeated(args.readable),
+      ...(args["tmp-size"] === undefined ? {} : { tmpSize: tmpSize(args["tmp-size"]) }),
       env,
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,

@@ -5,9 +5,10 @@ import { defineCommand } from "citty"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
+import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
-import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
+import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
   meta: {
@@ -34,10 +35,11 @@ export default defineCommand({
     if (!isDirectory) throw new UsageError(`executor directory ${directory} does not exist; pass an existing directory with -C`)
     const request = sandboxRequest(args.sandbox, "off")
     const writable = repeated(args.writable)
-    let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable }
+    const hardening = { tmpSize: tmpSize(args["tmp-size"]), readable: repeated(args.readable) }
+    let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable, ...hardening }
     if (request !== "off" && !process.env[INSIDE_VARIABLE]) {
       // Asked from outside (ssh, a shell): start the same executor inside the OS sandbox.
-      const resolved = resolveSandbox(request, args.network ?? false, writable)
+      const resolved = resolveSandbox(request, args.network ?? false, writable, hardening)
       if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
       policy = resolved.policy
       if (policy.mode !== "off") {
@@ -72,13 +74,14 @@ export default defineCommand({
 /** Runs this executor again inside the OS sandbox, on the same stdio, and exits as it does. */
 function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
   const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit" })
+  const bound = inPidsCgroup(argv)
+  const child = spawn(bound.argv[0]!, bound.argv.slice(1), { stdio: "inherit" })
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
   return new Promise((done) => {
     child.once("error", (error) => {
       process.stderr.write(`clanka: cannot start the sandbox: ${error.message}\n`)
-      done(ExitCode.executorLost)
+      void bound.release().then(() => done(ExitCode.executorLost))
     })
-    child.once("exit", (code) => done(code ?? ExitCode.executorLost))
+    child.once("exit", (code) => void bound.release().then(() => done(code ?? ExitCode.executorLost)))
   })
 }

@@ -30,6 +30,9 @@ SANDBOX (run, exec, tool; --sandbox MODE)
   Scripts always run in a separate executor process whose environment is an allow-list (PATH,
   HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach
   them. webSearch runs on the agent's side with EXA_API_KEY.
+  In the OS sandbox scripts hold no capabilities (root included), cannot reach the host's unix
+  sockets without --network, get a /tmp of --tmp-size (default 1G) and at most 1,024 processes,
+  and find ~/.ssh, ~/.aws, ~/.netrc and the other credential stores empty (--readable PATH shows one).
 
 CONFIGURATION (clanka config prints the merged values and their files)
 

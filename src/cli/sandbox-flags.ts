@@ -11,7 +11,23 @@ export const sandboxArgs = {
   },
   network: { type: "boolean", description: "let scripts reach the network from inside the sandbox" },
   writable: { type: "string", description: "another writable directory (repeatable)", valueHint: "DIR", repeatable: true },
+  readable: {
+    type: "string",
+    description: "leave this credential store (~/.ssh, ~/.netrc, ...) visible to scripts (repeatable)",
+    valueHint: "PATH",
+    repeatable: true,
+  },
+  "tmp-size": { type: "string", description: "size of the sandbox's private /tmp: bytes, or with K, M, G (default 1G)", valueHint: "SIZE" },
 } as const
+
+/** The --tmp-size value in bytes (1024-based K, M, G); undefined when absent. */
+export function tmpSize(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const match = value.trim().match(/^(\d+)([KMG])?$/i)
+  const bytes = match ? Number(match[1]) * 1024 ** " KMG".indexOf((match[2] ?? " ").toUpperCase()) : NaN
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError(`--tmp-size takes a size above zero in bytes or with K, M or G (e.g. 512M), got "${value}"`)
+  return bytes
+}
 
 /** The --sandbox value; `fallback` when absent. */
 export function sandboxRequest(value: string | undefined, fallback: SandboxRequest): SandboxRequest {

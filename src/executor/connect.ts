@@ -9,6 +9,7 @@ import { type Capabilities, type CapabilitiesRequest, ExecutorLostError, type Ex
 import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
 import { resolveSandbox, sandboxedArgv, sandboxFlags, unavailable, type SandboxRequest } from "./os-sandbox.ts"
+import { inPidsCgroup } from "./process-bound.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -35,6 +36,10 @@ export interface ConnectOptions {
   sandbox?: SandboxRequest
   network?: boolean
   writable?: string[]
+  /** Credential stores left visible to scripts (--readable). */
+  readable?: string[]
+  /** Bytes the sandbox's /tmp may hold (--tmp-size). */
+  tmpSize?: number
   /** Further variables the child executor gets (--env NAME). */
   env?: string[]
   /** Offer the search tool (default true; --no-search). */
@@ -76,7 +81,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     if (options.directory !== undefined) {
       throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
     }
-    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--env", options.env?.length]] as const) {
+    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--readable", options.readable?.length], ["--tmp-size", options.tmpSize !== undefined], ["--env", options.env?.length]] as const) {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
@@ -98,7 +103,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const request = options.sandbox ?? "auto"
   const writable = options.writable ?? []
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
-  const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false })
+  const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false, tmpSize: options.tmpSize, readable: options.readable })
   if (warning) options.onWarning?.(warning)
   if (options.search !== false && options.searchLikely && policy.mode !== "off") {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
@@ -106,13 +111,15 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   }
   const { RemoteExecutor } = await import("./remote.ts")
   const start = (policy: SandboxPolicy) =>
-    RemoteExecutor.start({
-      argv: sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }),
-      label: "the local executor",
-      local: true,
-      env: executorEnv(options.env),
-      capabilitiesRequest: options.mcp,
-    })
+    withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
+      RemoteExecutor.start({
+        argv,
+        label: "the local executor",
+        local: true,
+        env: executorEnv(options.env),
+        capabilitiesRequest: options.mcp,
+      }),
+    )
   try {
     return await start(policy)
   } catch (error) {
@@ -122,6 +129,25 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     options.onWarning?.(fallback.warning)
     return start(fallback.policy)
   }
+}
+
+/** Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when it closes. */
+async function withProcessBound(policy: SandboxPolicy, argv: string[], start: (argv: string[]) => Promise<Executor>): Promise<Executor> {
+  if (policy.mode === "off" || process.platform !== "linux") return start(argv)
+  const bound = inPidsCgroup(argv)
+  let executor: Executor
+  try {
+    executor = await start(bound.argv)
+  } catch (error) {
+    await bound.release()
+    throw error
+  }
+  const close = executor.close.bind(executor)
+  executor.close = async () => {
+    await close()
+    await bound.release()
+  }
+  return executor
 }
 
 /** The absolute paths a stdio MCP server's command line names: the sandbox must let it read them. */

@@ -11,6 +11,11 @@ import type { SandboxMode, SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { protectedBinds, protectedPaths } from "../tools/protected-paths.ts"
 import { searchIndexDir } from "../tools/semantic/location.ts"
+import { DEFAULT_TMP_SIZE, noCapabilities, privateTmp } from "./bwrap-hardening.ts"
+import { hideCredentialStores } from "./credential-stores.ts"
+import { coverHostSockets } from "./host-sockets.ts"
+import { underProcessLimit } from "./process-bound.ts"
+import { boundPaths, realPath } from "./sandbox-paths.ts"
 
 /** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
 export const INSIDE_VARIABLE = "CLANKA_SANDBOX_INSIDE"
@@ -50,9 +55,15 @@ export function resolveSandbox(
   request: SandboxRequest,
   network: boolean,
   writable: readonly string[],
-  options: { probe?: boolean } = {},
+  options: { probe?: boolean } & Pick<SandboxPolicy, "tmpSize" | "readable"> = {},
 ): { policy: SandboxPolicy; warning?: string } {
-  const policy = (mode: SandboxMode): SandboxPolicy => ({ mode, network: mode === "off" ? true : network, writable: writable.map((dir) => resolve(dir)) })
+  const policy = (mode: SandboxMode): SandboxPolicy => ({
+    mode,
+    network: mode === "off" ? true : network,
+    writable: writable.map((dir) => resolve(dir)),
+    ...(options.tmpSize === undefined ? {} : { tmpSize: options.tmpSize }),
+    ...(options.readable?.length ? { readable: options.readable.map((path) => resolve(path)) } : {}),
+  })
   if (request === "off") return { policy: policy("off") }
   if (osSandboxWorks(options.probe)) return { policy: policy(request === "auto" ? "workspace-write" : request) }
   return unavailable(request, policy("off"))
@@ -86,7 +97,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   if (policy.mode === "off") return argv
   if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy, needs.search), ...argv]
   const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
-  const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+  const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...privateTmp(bwrapBinary(), policy.tmpSize)]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
   // (the program, when clanka itself runs from /tmp; an MCP server's script) comes back read-only.
   // Also when the workspace is under the same top directory: only the workspace itself is bound
@@ -100,11 +111,27 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   if (index) args.push("--bind", index, index)
   if (policy.mode === "workspace-write") for (const dir of policy.writable) if (existsSync(dir)) args.push("--bind", dir, dir)
   if (policy.mode === "workspace-write") args.push(...protectedBinds(workspace, policy.writable))
-  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
+  args.push(...shutOut(args, argv, workspace, policy, needs))
+  args.push(...noCapabilities(bwrapBinary()), "--unshare-pid", "--unshare-ipc", "--unshare-uts")
   if (!policy.network) args.push("--unshare-net")
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
-  args.push("--chdir", workspace, "--", ...argv)
+  args.push("--chdir", workspace, "--", ...underProcessLimit(argv))
   return args
+}
+
+/**
+ * What the sandbox hides beyond the read-only root, given the binds made so far (`args`): the
+ * credential stores (unless --readable), and with the network off the host's unix sockets.
+ */
+function shutOut(args: readonly string[], argv: readonly string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
+  const bound = boundPaths(args)
+  const real = (paths: readonly string[]) => paths.flatMap((path) => (path.startsWith("/") ? (realPath(path) ?? []) : []))
+  const readable = real(policy.readable ?? [])
+  // What the executor needs (argv names its program, and repeats the --readable paths).
+  const keep = real([workspace, ...policy.writable, ...argv, ...(needs.readable ?? []), ...bound.filter((path) => path !== "/")])
+  const hidden = hideCredentialStores({ readable, keep: keep.filter((path) => !readable.includes(path)), bound })
+  const sockets = policy.network ? [] : coverHostSockets({ bound, hiddenDirs: hidden.dirs })
+  return [...hidden.args, ...sockets]
 }
 
 /**
@@ -150,11 +177,13 @@ export function seatbeltProfile(workspace: string, policy: SandboxPolicy, search
 }
 
 /** The `clanka executor` flags that ask for `policy` (`--sandbox MODE [--network] [--writable DIR]…`). */
-export function sandboxFlags(policy: Pick<SandboxPolicy, "network" | "writable"> & { mode: SandboxRequest }): string[] {
+export function sandboxFlags(policy: Pick<SandboxPolicy, "network" | "writable" | "tmpSize" | "readable"> & { mode: SandboxRequest }): string[] {
   return [
     "--sandbox",
     policy.mode,
     ...(policy.network ? ["--network"] : []),
     ...policy.writable.flatMap((dir) => ["--writable", dir]),
+    ...(policy.tmpSize === undefined || policy.tmpSize === DEFAULT_TMP_SIZE ? [] : ["--tmp-size", String(policy.tmpSize)]),
+    ...(policy.readable ?? []).flatMap((path) => ["--readable", path]),
   ]
 }

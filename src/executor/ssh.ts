@@ -26,7 +26,7 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
   const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
   const directory = target.directory ?? options.directory
   const request = options.sandbox ?? "auto"
-  const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [] }), ...noSearch(options)]
+  const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [], tmpSize: options.tmpSize, readable: options.readable }), ...noSearch(options)]
   const args = ["executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)]
   const ssh = ["ssh", ...sshArgs(), "--", target.host]
   const start = (command: string) =>

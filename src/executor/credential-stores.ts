@@ -1,0 +1,90 @@
+/**
+ * The credential stores the OS sandbox hides from scripts (all modes but off): directories under
+ * an empty read-only tmpfs, files under an empty read-only file, only those that exist. `--readable PATH` leaves
+ * one visible (read-only, as the rest of the root). clanka's own caches (the search index, an
+ * uploaded binary under ~/.cache/clanka) are not among them.
+ */
+import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
+import { join } from "node:path"
+import { isUnder, realPath, seenInside } from "./sandbox-paths.ts"
+
+/** Under HOME. */
+const HOME_STORES = [
+  ".ssh",
+  ".aws",
+  ".azure",
+  ".config/gcloud",
+  ".kube",
+  ".docker/config.json",
+  ".netrc",
+  ".git-credentials",
+  ".config/gh",
+  ".npmrc",
+  ".pypirc",
+  ".local/state/clanka",
+  ".config/clanka",
+]
+
+/** Every credential store's path for this environment, existing or not. */
+export function credentialStores(env: Record<string, string | undefined> = process.env): string[] {
+  const home = env.HOME || homedir()
+  const paths = HOME_STORES.map((path) => join(home, path))
+  const absolute = (value: string | undefined) => (value?.startsWith("/") ? value : undefined)
+  const clankaHome = absolute(env.CLANKA_HOME)
+  if (clankaHome) paths.push(clankaHome)
+  for (const base of [absolute(env.XDG_STATE_HOME), absolute(env.XDG_CONFIG_HOME)]) if (base) paths.push(join(base, "clanka"))
+  return paths
+}
+
+/** What the hiding decided: the bwrap arguments, and the directories now empty inside. */
+export interface Hidden {
+  args: string[]
+  /** Hidden directories (real paths), with the `--readable` paths bound back inside them. */
+  dirs: { dir: string; shown: string[] }[]
+}
+
+/**
+ * bwrap arguments hiding the existing credential stores. `readable` (real paths) are left visible:
+ * a store inside one is not hidden, one inside a store is bound back read-only. `keep` (real paths
+ * the executor needs: the workspace, writable roots, its program) keep a store that holds one
+ * visible, rather than hide what the executor runs from. `bound`: the binds so far (for /tmp).
+ */
+export function hideCredentialStores(options: { readable: readonly string[]; keep: readonly string[]; bound: readonly string[]; env?: Record<string, string | undefined> }): Hidden {
+  const hidden: Hidden = { args: [], dirs: [] }
+  const done = new Set<string>()
+  for (const store of credentialStores(options.env)) {
+    const real = realPath(store)
+    if (!real || done.has(real) || !seenInside(real, options.bound)) continue
+    done.add(real)
+    if (options.readable.some((path) => isUnder(real, path))) continue
+    if (options.keep.some((path) => isUnder(path, real))) continue
+    if (statSync(real).isDirectory()) {
+      const shown = options.readable.filter((path) => path !== real && isUnder(path, real))
+      hidden.args.push("--tmpfs", real, ...shown.flatMap((path) => ["--ro-bind", path, path]), "--remount-ro", real)
+      hidden.dirs.push({ dir: real, shown })
+    } else hidden.args.push("--ro-bind", emptyFile(options.env), real)
+  }
+  return hidden
+}
+
+
+/**
+ * An empty file to put over a hidden one: programs that read ~/.npmrc or ~/.netrc find it empty
+ * rather than fail (/dev/null cannot be read there: bwrap binds files without devices). Kept in
+ * clanka's cache; /dev/null when that cannot be written.
+ */
+function emptyFile(env: Record<string, string | undefined> = process.env): string {
+  const cache = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
+  const path = join(cache, "clanka", "empty")
+  try {
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    if (info?.isFile() && info.size === 0) return path
+    if (info) rmSync(path, { recursive: true, force: true })
+    mkdirSync(join(cache, "clanka"), { recursive: true })
+    writeFileSync(path, "", { mode: 0o444 })
+    return path
+  } catch {
+    return "/dev/null"
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * The bound on the processes (and threads) a sandbox may hold at once. Two mechanisms, because
+ * the kernel exempts root (uid 0 of the initial user namespace) from RLIMIT_NPROC:
+ * - RLIMIT_NPROC set inside the sandbox (`ulimit -u`): the sandbox has a user namespace of its
+ *   own, where the kernel counts only the sandbox's processes of that user. It binds every user
+ *   but root.
+ * - A pids cgroup made for the sandbox where the caller may create one (root; a user with a
+ *   delegated cgroup v2 subtree): bwrap enters it before it forks, so it binds root too. Removed,
+ *   with whatever is left in it, when the executor ends.
+ */
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+export const MAX_PROCESSES = 1024
+
+/** `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. */
+export function underProcessLimit(argv: string[], max = MAX_PROCESSES): string[] {
+  return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
+}
+
+export interface ProcessBound {
+  /** The sandbox's argv, entering the cgroup first when there is one. */
+  argv: string[]
+  /** The cgroup, if one was made. */
+  cgroup?: string
+  /** Kills what is left in the cgroup and removes it; call when the sandbox has ended. */
+  release(): Promise<void>
+}
+
+/** Wraps a bwrap argv so that bwrap runs in a fresh pids cgroup, where one can be made. */
+export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
+  const group = makeCgroup(max)
+  if (!group) return { argv, release: async () => {} }
+  live.add(group)
+  const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
+  return {
+    argv: ["/bin/sh", "-c", script, group.dir, ...argv],
+    cgroup: group.dir,
+    release: async () => {
+      for (let i = 0; i < 100 && !removeCgroup(group); i++) await Bun.sleep(20)
+      live.delete(group)
+    },
+  }
+}
+
+interface Cgroup {
+  dir: string
+  v2: boolean
+}
+
+const live = new Set<Cgroup>()
+let exitHook = false
+let made = 0
+
+/** The pids hierarchy's directory this process is in: cgroup v2 with pids, else v1's pids. */
+function ownPidsCgroup(): Cgroup | undefined {
+  let lines: string[]
+  try {
+    lines = readFileSync("/proc/self/cgroup", "utf8").split("\n")
+  } catch {
+    return undefined
+  }
+  const unified = lines.find((line) => line.startsWith("0::"))
+  if (unified && existsSync("/sys/fs/cgroup/cgroup.controllers")) {
+    const dir = join("/sys/fs/cgroup", unified.slice(3))
+    if (read(join(dir, "cgroup.controllers")).split(/\s+/).includes("pids")) return { dir, v2: true }
+  }
+  const v1 = lines.find((line) => line.split(":")[1]?.split(",").includes("pids"))
+  if (v1 && existsSync("/sys/fs/cgroup/pids/cgroup.procs")) return { dir: join("/sys/fs/cgroup/pids", v1.split(":").slice(2).join(":")), v2: false }
+  return undefined
+}
+
+function makeCgroup(max: number): Cgroup | undefined {
+  if (process.platform !== "linux") return undefined
+  const parent = ownPidsCgroup()
+  if (!parent) return undefined
+  try {
+    // Moving a process between cgroups takes write access to their common ancestor's procs.
+    accessSync(join(parent.dir, "cgroup.procs"), constants.W_OK)
+    if (parent.v2 && !read(join(parent.dir, "cgroup.subtree_control")).split(/\s+/).includes("pids")) {
+      writeFileSync(join(parent.dir, "cgroup.subtree_control"), "+pids")
+    }
+    sweep(parent.dir)
+    const dir = join(parent.dir, `clanka-${process.pid}-${++made}`)
+    mkdirSync(dir)
+    const group = { dir, v2: parent.v2 }
+    try {
+      writeFileSync(join(dir, "pids.max"), String(max))
+      accessSync(join(dir, "cgroup.procs"), constants.W_OK)
+    } catch {
+      removeCgroup(group)
+      return undefined
+    }
+    if (!exitHook) {
+      exitHook = true
+      process.on("exit", () => {
+        for (const group of live) removeCgroup(group)
+      })
+    }
+    return group
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes the cgroups a clanka that is gone (killed outright) left behind. */
+function sweep(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const pid = Number(name.match(/^clanka-(\d+)-\d+$/)?.[1])
+    if (!pid || pid === process.pid || alive(pid)) continue
+    removeCgroup({ dir: join(parent, name), v2: existsSync(join(parent, name, "cgroup.kill")) })
+  }
+}
+
+/** Kills what is in the cgroup and removes it; false while it still holds processes. */
+function removeCgroup(group: Cgroup): boolean {
+  if (!existsSync(group.dir)) return true
+  try {
+    if (group.v2 && existsSync(join(group.dir, "cgroup.kill"))) writeFileSync(join(group.dir, "cgroup.kill"), "1")
+    else for (const pid of read(join(group.dir, "cgroup.procs")).split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL")
+  } catch {
+    // gone meanwhile
+  }
+  try {
+    rmdirSync(group.dir)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return ""
+  }
+}

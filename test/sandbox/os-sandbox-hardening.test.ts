@@ -1,0 +1,287 @@
+// The OS sandbox's hardening, tried as a hostile script would, through the real CLI and bubblewrap:
+// root keeps no capabilities, the host's unix sockets are out of reach with the network off, /tmp
+// and the processes are bounded, and the usual credential stores are hidden.
+import { afterAll, describe, expect, test } from "bun:test"
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { dirname, join } from "node:path"
+import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
+import { BUN, clanka, MAIN, type CliResult } from "../support/cli.ts"
+
+const available = osSandboxWorks()
+if (!available && process.env.CI) throw new Error("bwrap is missing or cannot create namespaces; .ci/run installs bubblewrap")
+
+/** A normal user can be had (setpriv from root, as CI runs): the same attacks run as uid 65534. */
+const canDropRoot = process.getuid?.() === 0 && Bun.which("setpriv") !== null
+
+// Outside /tmp, whose sandbox copy is private: these paths are really outside the sandbox.
+const root = mkdtempSync("/var/tmp/clanka-hardening-")
+chmodSync(root, 0o755)
+const workspace = join(root, "app")
+mkdirSync(workspace)
+writeFileSync(join(workspace, "README.md"), "hello\n")
+// The normal user's workspace and home.
+const userWorkspace = join(root, "user-app")
+const userHome = join(root, "user-home")
+for (const dir of [userWorkspace, userHome]) {
+  mkdirSync(dir)
+  if (canDropRoot) chownSync(dir, 65534, 65534)
+}
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+/** clanka as uid 65534 (nobody), with a home of its own. */
+async function clankaAsUser(args: string[]): Promise<CliResult> {
+  const child = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", BUN, MAIN, ...args], {
+    cwd: userWorkspace,
+    env: { ...process.env, HOME: userHome, NO_COLOR: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { code, stdout, stderr }
+}
+
+const users = [
+  { who: "root", run: (args: string[]) => clanka(args, { timeoutMs: 30_000 }), dir: workspace },
+  { who: "a normal user", run: clankaAsUser, dir: userWorkspace, skip: !canDropRoot },
+]
+
+/** `bash` of each command; one line each: `NAME: refused` or `NAME: WORKED`. */
+function attempts(commands: Record<string, string>): string {
+  const lines = Object.entries(commands).map(([name, command]) => `if (${command}) >/dev/null 2>&1; then echo "${name}: WORKED"; else echo "${name}: refused"; fi`)
+  return `console.log(await bash({ command: ${JSON.stringify(lines.join("\n"))} }))\nconsole.log(await bash({ command: "echo executor alive" }))`
+}
+
+describe.skipIf(!available)("no capabilities in the sandbox", () => {
+  for (const user of users) {
+    for (const mode of ["workspace-write", "read-only"]) {
+      test.skipIf(user.skip ?? false)(`as ${user.who}, --sandbox ${mode}: remount, mount, mknod and unshare fail; nothing is written outside`, async () => {
+        const escaped = join(root, `escaped-${mode}-${user.who.length}`)
+        const script = attempts({
+          remount: `mount -o remount,rw,bind / && echo x > ${escaped}`,
+          "write after remount": `echo x > ${escaped}`,
+          mknod: "mknod ./null c 1 3 || mknod /tmp/null c 1 3",
+          "mount tmpfs": "mount -t tmpfs none /tmp",
+          "unshare -m": "unshare -m true",
+          "unshare -U": "unshare -U true",
+          "unshare -Ur (root in a new user namespace)": `unshare -Ur sh -c 'mount -o remount,rw,bind / && echo x > ${escaped}'`,
+        })
+        const result = await user.run(["exec", "-C", user.dir, "--sandbox", mode, "-e", script])
+        expect(result.stderr).toBe("")
+        expect(result.stdout).toBe(
+          [
+            "remount: refused",
+            "write after remount: refused",
+            "mknod: refused",
+            "mount tmpfs: refused",
+            "unshare -m: refused",
+            "unshare -U: refused",
+            "unshare -Ur (root in a new user namespace): refused",
+            "",
+            "executor alive",
+            "",
+            "",
+          ].join("\n"),
+        )
+        expect(existsSync(escaped)).toBe(false)
+      })
+    }
+  }
+})
+
+describe.skipIf(!available)("network off: no host unix sockets", () => {
+  // A host service on a filesystem socket outside /tmp, as docker.sock or an ssh agent are.
+  const socket = join(root, "run", "docker.sock")
+  mkdirSync(dirname(socket))
+  const client = join(workspace, "client.js")
+  writeFileSync(
+    client,
+    `const s = require("node:net").connect(process.argv[2])
+s.on("data", (data) => { console.log("reached:", String(data).trim()); process.exit(0) })
+s.on("error", (error) => { console.log("connect failed:", error.code); process.exit(0) })`,
+  )
+  const own = join(workspace, "own.js")
+  writeFileSync(
+    own,
+    `const net = require("node:net")
+const server = net.createServer((c) => c.end("own socket works\\n")).listen("/tmp/own.sock", () => {
+  net.connect("/tmp/own.sock").on("data", (data) => { console.log(String(data).trim()); server.close() })
+})`,
+  )
+  const socketpair = `perl -MSocket -e 'socketpair(my $a, my $b, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "$!"; syswrite $a, "ok"; sysread $b, my $x, 2; print "socketpair $x\\n"'`
+  const script = `console.log(await bash({ command: ${JSON.stringify(`${BUN} ${client} ${socket}`)} }))`
+
+  async function withListener<T>(body: () => Promise<T>): Promise<T> {
+    const listener = createServer((connection) => connection.end("host service\n"))
+    await new Promise<void>((done) => listener.listen(socket, done))
+    try {
+      return await body()
+    } finally {
+      listener.close()
+      rmSync(socket, { force: true })
+    }
+  }
+
+  for (const mode of ["workspace-write", "read-only"]) {
+    test(`--sandbox ${mode}: a script cannot connect to a host socket outside /tmp`, async () => {
+      const result = await withListener(() => clanka(["exec", "-C", workspace, "--sandbox", mode, "-e", script]))
+      expect(result).toEqual({ code: 0, stdout: "connect failed: ECONNREFUSED\n\n", stderr: "" })
+    })
+  }
+
+  test("--network: the host socket is reachable", async () => {
+    const result = await withListener(() => clanka(["exec", "-C", workspace, "--network", "-e", script]))
+    expect(result).toEqual({ code: 0, stdout: "reached: host service\n\n", stderr: "" })
+  })
+
+  test("a socket the script makes in its own /tmp, and socketpair, still work", async () => {
+    const command = `${BUN} ${own} && ${socketpair}`
+    const result = await withListener(() => clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`]))
+    expect(result).toEqual({ code: 0, stdout: "own socket works\nsocketpair ok\n\n", stderr: "" })
+  })
+})
+
+describe.skipIf(!available)("bounded /tmp", () => {
+  const size = 'console.log((await bash({ command: "df -B1 --output=size /tmp | tail -1" })).trim())'
+
+  test("the private /tmp holds 1 GiB by default", async () => {
+    const result = await clanka(["exec", "-C", workspace, "-e", size])
+    expect(result).toEqual({ code: 0, stdout: "1073741824\n", stderr: "" })
+  })
+
+  test("--tmp-size 8M: writing past it fails with ENOSPC and the executor goes on", async () => {
+    const script = `await bash({ command: "head -c 9437184 /dev/zero > /tmp/big" }).catch((error) => console.log(error.message.split("\\n")[1]))
+console.log(await bash({ command: "rm /tmp/big; echo executor alive" }))`
+    const result = await clanka(["exec", "-C", workspace, "--tmp-size", "8M", "-e", script])
+    expect(result).toEqual({ code: 0, stdout: "head: error writing 'standard output': No space left on device\nexecutor alive\n\n", stderr: "" })
+  })
+
+  test("--tmp-size reaches an executor started from outside (clanka executor --sandbox)", async () => {
+    const executor = [BUN, MAIN, "executor", "-C", workspace, "--sandbox", "workspace-write", "--tmp-size", "4194304"].join(" ")
+    const result = await clanka(["exec", "--executor", executor, "-e", size])
+    expect(result).toEqual({ code: 0, stdout: "4194304\n", stderr: "" })
+  })
+
+  test("a --tmp-size that is not a size is exit 2 with one line", async () => {
+    for (const value of ["0", "12X", "-1", "1.5G"]) {
+      expect(await clanka(["exec", "-C", workspace, "--tmp-size", value, "-e", "1"])).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `clanka: --tmp-size takes a size above zero in bytes or with K, M or G (e.g. 512M), got "${value}"\n`,
+      })
+    }
+  })
+})
+
+/** Directories named clanka-* in the pids cgroup hierarchies (a sandbox's, while it runs). */
+function pidsCgroups(): string[] {
+  const found = Bun.spawnSync(["find", "/sys/fs/cgroup", "-maxdepth", "6", "-type", "d", "-name", "clanka-*"], { stderr: "ignore" })
+  return found.stdout.toString().split("\n").filter(Boolean)
+}
+
+describe.skipIf(!available)("bounded processes", () => {
+  // 3,000 processes at once: fewer than the bound start, the rest fail; the bomb then kills its own.
+  const bomb = join(workspace, "bomb.pl")
+  writeFileSync(
+    bomb,
+    `my ($ok, $fail, $err, @pids) = (0, 0, "");
+for (1..3000) {
+  my $pid = fork();
+  if (!defined $pid) { $fail++; $err ||= "$!"; next }
+  if ($pid == 0) { exec "sleep", "213.7"; exit 0 }
+  $ok++; push @pids, $pid;
+}
+print "started $ok; $err\\n";
+kill "KILL", @pids; waitpid($_, 0) for @pids;`,
+  )
+  const script = `console.log(await bash({ command: "perl ${bomb}" }))
+console.log(await bash({ command: "echo executor alive" }))`
+
+  for (const user of users) {
+    test.skipIf(user.skip ?? false)(`as ${user.who}: a fork bomb is stopped near 1,024 processes; the executor survives; nothing is left`, async () => {
+      const before = pidsCgroups()
+      const result = await user.run(["exec", "-C", user.dir, "--sandbox", "read-only", "-e", script])
+      expect(result.stderr).toBe("")
+      const match = result.stdout.match(/^started (\d+); (.*)\n\nexecutor alive\n\n$/)
+      expect(match?.[2]).toBe("Resource temporarily unavailable")
+      expect(Number(match?.[1])).toBeGreaterThan(900)
+      expect(Number(match?.[1])).toBeLessThan(1100)
+      const left = Bun.spawnSync(["pgrep", "-f", "^sleep 213.7"]).stdout.toString()
+      expect(left).toBe("")
+      expect(pidsCgroups().filter((dir) => !before.includes(dir))).toEqual([])
+    }, 60_000)
+  }
+})
+
+describe.skipIf(!available)("credential stores are hidden", () => {
+  const home = join(root, "home")
+  const env = {
+    HOME: home,
+    CLANKA_HOME: join(root, "clanka-home"),
+    XDG_STATE_HOME: join(root, "state"),
+    XDG_CONFIG_HOME: join(root, "config"),
+    XDG_CACHE_HOME: undefined,
+  }
+  const secrets: Record<string, string> = {
+    ".ssh/id_ed25519": "",
+    ".ssh/known_hosts": "",
+    ".aws/credentials": "",
+    ".azure/accessTokens.json": "",
+    ".config/gcloud/credentials.db": "",
+    ".kube/config": "",
+    ".docker/config.json": "",
+    ".netrc": "",
+    ".git-credentials": "",
+    ".config/gh/hosts.yml": "",
+    ".npmrc": "",
+    ".pypirc": "",
+    ".local/state/clanka/sessions/s.jsonl": "",
+    ".config/clanka/secret.txt": "",
+  }
+  const files = [
+    ...Object.keys(secrets).map((path) => join(home, path)),
+    join(env.CLANKA_HOME, "sessions", "s.jsonl"),
+    join(env.XDG_STATE_HOME, "clanka", "trust.json"),
+    join(env.XDG_CONFIG_HOME, "clanka", "secret.txt"),
+  ]
+  for (const file of files) {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, `clanka-cred-secret ${file}\n`)
+  }
+  // What stays visible: the rest of HOME and clanka's cache (uploaded binaries, the search index).
+  writeFileSync(join(home, "notes.txt"), "visible note\n")
+  mkdirSync(join(home, ".cache", "clanka", "bin"), { recursive: true })
+  writeFileSync(join(home, ".cache", "clanka", "bin", "marker"), "visible cache\n")
+  const visible = [join(home, "notes.txt"), join(home, ".cache", "clanka", "bin", "marker")]
+
+  const routes: Record<string, string> = {
+    cat: `console.log(await bash({ command: ${JSON.stringify([...files, ...visible].map((file) => `cat ${file} 2>&1`).join("; "))} }))`,
+    ls: `console.log(await bash({ command: ${JSON.stringify(`ls -laR ${home} ${env.CLANKA_HOME} ${env.XDG_STATE_HOME} ${env.XDG_CONFIG_HOME} 2>&1; cat ${visible.join(" ")}`)} }))`,
+    readFile: `for (const path of ${JSON.stringify([...files, ...visible])}) console.log(await readFile({ path }).catch((error) => error.message))`,
+    find: `console.log(await bash({ command: ${JSON.stringify(`find ${root} -path ${workspace} -prune -o -type f -exec cat {} + 2>&1`)} }))`,
+  }
+  for (const [route, script] of Object.entries(routes)) {
+    test(`a script's ${route} finds none of them; the rest of HOME and clanka's cache stay readable`, async () => {
+      const result = await clanka(["exec", "-C", workspace, "-e", script], { env })
+      expect(result.code).toBe(0)
+      expect(result.stdout).not.toContain("clanka-cred-secret")
+      if (route === "ls") for (const name of ["id_ed25519", "credentials.db", "accessTokens", "hosts.yml", "trust.json", "s.jsonl", "secret.txt"]) expect(result.stdout).not.toContain(name)
+      expect(result.stdout).toContain("visible note")
+      expect(result.stdout).toContain("visible cache")
+    })
+  }
+
+  test("--readable PATH leaves that one readable (a file, a file inside a hidden directory); the others stay hidden", async () => {
+    const script = `console.log(await bash({ command: ${JSON.stringify(files.map((file) => `cat ${file} 2>/dev/null`).join("; ") + "; true")} }))`
+    const result = await clanka(["exec", "-C", workspace, "--readable", join(home, ".netrc"), "--readable", join(home, ".ssh", "known_hosts"), "-e", script], { env })
+    expect(result.code).toBe(0)
+    expect(result.stdout.match(/clanka-cred-secret .*/g)).toEqual([`clanka-cred-secret ${join(home, ".ssh", "known_hosts")}`, `clanka-cred-secret ${join(home, ".netrc")}`])
+  })
+
+  test("--sandbox off hides nothing", async () => {
+    const result = await clanka(["exec", "-C", workspace, "--sandbox", "off", "-e", `console.log(await readFile({ path: ${JSON.stringify(join(home, ".netrc"))} }))`], { env })
+    expect(result.stdout).toContain("clanka-cred-secret")
+  })
+})
