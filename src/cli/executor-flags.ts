@@ -1,10 +1,12 @@
 import type { ArgsDef } from "citty"
-import type { Executor, StdioMcpServer } from "../contract.ts"
+import { resolve } from "node:path"
+import type { Capabilities, Executor, SandboxPolicy, StdioMcpServer } from "../contract.ts"
 import { type LoadedConfig, loadConfig } from "../config/load.ts"
 import { type Config, type HttpMcpServer, isHttpServer } from "../config/schema.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
+import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest } from "./sandbox-flags.ts"
@@ -134,7 +136,12 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     configureEmbeddings(parseEmbedModel(args["embed-model"]))
   }
   const { stdio, http } = splitServers(config.mcpServers)
-  // HTTP servers (the agent's side) connect while the executor starts its stdio servers.
+  // A local executor's stdio servers run beside its sandbox, started here (each in a sandbox of
+  // its own): their secrets never enter the executor. A remote one's run on its host, started by
+  // the `clanka executor` there, also beside its sandbox.
+  const local = ssh === undefined && args.executor === undefined
+  const sent = local ? undefined : stdio
+  // HTTP servers (the agent's side) connect while the executor starts.
   const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
   const { connectExecutor } = await import("../executor/connect.ts")
   const [started, connected] = await Promise.allSettled([
@@ -153,7 +160,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,
       onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
-      ...(stdio ? { mcp: { mcpServers: stdio } } : {}),
+      ...(sent ? { mcp: { mcpServers: sent } } : {}),
     }),
     agentSide,
   ])
@@ -163,22 +170,40 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     throw started.status === "rejected" ? started.reason : (connected as PromiseRejectedResult).reason
   }
   const executor = started.value
-  const agent = connected.value
-  if (agent) {
-    for (const { server, error } of agent.failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
-    // The HTTP connections end with the executor, so nothing keeps the process alive.
+  const sides: AgentSideMcp[] = []
+  try {
+    // Started once the executor is: they get the sandbox it really runs in (after any fallback).
+    if (local && stdio) sides.push(await besideLocal(executor, stdio, writable, env))
+  } catch (error) {
+    await Promise.all([executor.close(), connected.value?.close()])
+    throw error
+  }
+  if (connected.value) sides.push(connected.value)
+  if (sides.length > 0) {
+    const failures = sides.flatMap((side) => side.failures)
+    for (const { server, error } of failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
+    // The servers end with the executor, so nothing keeps the process alive.
     const close = executor.close.bind(executor)
     executor.close = async () => {
-      await Promise.all([close(), agent.close()])
+      await Promise.all([close(), ...sides.map((side) => side.close())])
     }
     try {
-      await executor.capabilities({ ...(stdio ? { mcpServers: stdio } : {}), agentMcpTools: agent.tools, agentMcpFailures: agent.failures })
+      await executor.capabilities({ ...(sent ? { mcpServers: sent } : {}), agentMcpTools: sides.flatMap((side) => side.tools), agentMcpFailures: failures })
     } catch (error) {
       await executor.close()
       throw error
     }
   }
   return executor
+}
+
+/** Starts a local executor's stdio servers beside its sandbox, in the sandbox it announced. */
+async function besideLocal(executor: Executor, servers: Record<string, StdioMcpServer>, writable: string[], env: string[]): Promise<AgentSideMcp> {
+  const announced = (executor as { announced?: Capabilities }).announced
+  if (!announced) throw new Error("the local executor did not announce its sandbox")
+  const [{ startServersBeside }, { executorEnv }] = await Promise.all([import("../mcp/beside.ts"), import("../executor/executor-env.ts")])
+  const policy: SandboxPolicy = { ...announced.sandbox, writable: writable.map((dir) => resolve(dir)) }
+  return startServersBeside(servers, { workspace: announced.directory, policy, env: executorEnv(env) })
 }
 
 /** The configured MCP servers by side: stdio ones for the executor, HTTP ones for this process. */
