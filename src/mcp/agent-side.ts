@@ -8,7 +8,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as v from "valibot"
-import type { AgentMcpTool } from "../contract.ts"
+import { type AgentMcpTool, McpCallParamsSchema } from "../contract.ts"
 import type { HttpMcpServer } from "../config/schema.ts"
 import { ToolError } from "../errors.ts"
 import { registerAgentService } from "../tools/agent-services.ts"
@@ -23,8 +23,6 @@ export interface AgentSideMcp {
   call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
   close(): Promise<void>
 }
-
-export const McpCallSchema = v.looseObject({ server: v.string(), tool: v.string(), arguments: v.optional(v.record(v.string(), v.unknown())) })
 
 /** Every connected agent-side server of this process, for the `mcp` service. */
 const live = new Map<string, McpConnection>()
@@ -76,7 +74,7 @@ export async function connectAll(servers: ServerStart[], onClose?: () => void): 
   if (!registered) {
     registered = true
     registerAgentService("mcp", async (params, signal) => {
-      const call = v.parse(McpCallSchema, params)
+      const call = v.parse(McpCallParamsSchema, params)
       const connection = live.get(call.server)
       if (!connection) throw new ToolError(`no MCP server "${call.server}" on the agent's side`)
       return connection.call(call.tool, call.arguments ?? {}, signal)

@@ -86,6 +86,7 @@ console.log(await mcp.vault.echo({ message: "the server still answers" }))
 `
 
 function expectContained(output: string, workspaceDir: string, outsideDir: string) {
+  if (process.env.SHOW) console.log(output)
   // Every route ran (none failed before it could look), and none found the token.
   for (const name of ["procEnviron", "ps", "procCmdline", "memory", "readFileEnviron"]) expect(output).toContain(`route ${name} `)
   expect(output).toContain("scanned")
@@ -101,7 +102,6 @@ describe.skipIf(!available)("a stdio MCP server's secrets (bubblewrap)", () => {
     const result = await clanka(["exec", "-C", workspace, "-e", ATTACK], { env: { XDG_CONFIG_HOME: xdg }, timeoutMs: 110_000 })
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
-    if (process.env.SHOW) console.log(result.stdout)
     expectContained(result.stdout, workspace, outside)
   })
 })
