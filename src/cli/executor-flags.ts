@@ -143,6 +143,8 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
   const sent = local ? undefined : stdio
   // HTTP servers (the agent's side) connect while the executor starts.
   const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
+  // Loaded (the MCP SDK with it) while the executor starts; the servers start once it has.
+  const beside = local && stdio ? import("../mcp/beside.ts") : undefined
   const { connectExecutor } = await import("../executor/connect.ts")
   const [started, connected] = await Promise.allSettled([
     connectExecutor({
@@ -173,7 +175,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
   const sides: AgentSideMcp[] = []
   try {
     // Started once the executor is: they get the sandbox it really runs in (after any fallback).
-    if (local && stdio) sides.push(await besideLocal(executor, stdio, writable, env))
+    if (beside && stdio) sides.push(await besideLocal(await beside, executor, stdio, writable, env))
   } catch (error) {
     await Promise.all([executor.close(), connected.value?.close()])
     throw error
@@ -198,10 +200,16 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
 }
 
 /** Starts a local executor's stdio servers beside its sandbox, in the sandbox it announced. */
-async function besideLocal(executor: Executor, servers: Record<string, StdioMcpServer>, writable: string[], env: string[]): Promise<AgentSideMcp> {
+async function besideLocal(
+  { startServersBeside }: typeof import("../mcp/beside.ts"),
+  executor: Executor,
+  servers: Record<string, StdioMcpServer>,
+  writable: string[],
+  env: string[],
+): Promise<AgentSideMcp> {
   const announced = (executor as { announced?: Capabilities }).announced
   if (!announced) throw new Error("the local executor did not announce its sandbox")
-  const [{ startServersBeside }, { executorEnv }] = await Promise.all([import("../mcp/beside.ts"), import("../executor/executor-env.ts")])
+  const { executorEnv } = await import("../executor/executor-env.ts")
   const policy: SandboxPolicy = { ...announced.sandbox, writable: writable.map((dir) => resolve(dir)) }
   return startServersBeside(servers, { workspace: announced.directory, policy, env: executorEnv(env) })
 }

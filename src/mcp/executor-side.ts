@@ -1,7 +1,8 @@
 /**
- * The executor's side of MCP: it starts the stdio servers it is asked for (children of the
- * executor, so inside its OS sandbox and on its host), all at once with a time limit each, and
- * turns their tools — and the agent-side (HTTP) tools the agent announces — into sandbox tools.
+ * The executor's side of MCP: it turns the agent-side tools it is told of (HTTP servers, and stdio
+ * servers started beside its sandbox: beside.ts) into sandbox tools, and starts the stdio servers
+ * it is asked for itself (its children: only an unsandboxed executor is asked, since inside the
+ * OS sandbox the scripts could read a server's environment), all at once with a time limit each.
  * Loaded only when a capabilities request names MCP servers.
  */
 import type { CapabilitiesRequest, StdioMcpServer } from "../contract.ts"

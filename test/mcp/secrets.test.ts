@@ -3,11 +3,12 @@
 // processes' environment, command line or memory finds it; its tools still work from scripts, and
 // the server itself still cannot write outside the workspace. Locally and over --ssh.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
 import { EVERYTHING } from "../support/mcp-everything.ts"
+import { isRunning } from "../support/processes.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
 setDefaultTimeout(120_000)
@@ -85,6 +86,26 @@ for (const [name, attempt] of Object.entries(tries)) {
 console.log(await mcp.vault.echo({ message: "the server still answers" }))
 `
 
+/** Processes on this machine that hold the token in their environment (the server, while it runs). */
+function holders(): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/environ`, "utf8").includes(`SERVER_TOKEN=${SECRET}`) && isRunning(Number(name))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+/** The run is over: its server is gone too. */
+async function expectServerGone() {
+  for (let i = 0; i < 40 && holders().length > 0; i++) await Bun.sleep(50)
+  expect(holders()).toEqual([])
+}
+
 function expectContained(output: string, workspaceDir: string, outsideDir: string) {
   if (process.env.SHOW) console.log(output)
   // Every route ran (none failed before it could look), and none found the token.
@@ -103,6 +124,7 @@ describe.skipIf(!available)("a stdio MCP server's secrets (bubblewrap)", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expectContained(result.stdout, workspace, outside)
+    await expectServerGone()
   })
 })
 
@@ -130,5 +152,6 @@ describe.skipIf(!sshAvailable)("a stdio MCP server's secrets over --ssh", () => 
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     expectContained(result.stdout, host.remoteDir, join(host.remoteDir, "..", "outside"))
+    await expectServerGone()
   })
 })
