@@ -103,7 +103,10 @@ export const CapabilitiesSchema = v.looseObject({
 })
 export type Capabilities = v.InferOutput<typeof CapabilitiesSchema>
 
-/** An MCP server the executor starts as a child process (stdio transport), inside its sandbox. */
+/**
+ * An MCP server started as a child process (stdio transport): beside a sandboxed executor, by the
+ * process that starts its sandbox; by an unsandboxed executor itself.
+ */
 export const StdioMcpServerSchema = v.looseObject({
   command: v.pipe(v.string(), v.minLength(1, "the command is empty")),
   args: v.optional(v.array(v.string())),
@@ -124,6 +127,9 @@ export const AgentMcpToolSchema = v.looseObject({
   outputSchema: v.optional(v.unknown()),
 })
 export type AgentMcpTool = v.InferOutput<typeof AgentMcpToolSchema>
+
+/** Params of the `mcp` agent-side service: a script's call of an agent-side server's tool. */
+export const McpCallParamsSchema = v.looseObject({ server: v.string(), tool: v.string(), arguments: v.optional(v.record(v.string(), v.unknown())) })
 
 /**
  * Params of the wire's capabilities request: what the agent asks the executor to add to its tools.

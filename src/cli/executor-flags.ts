@@ -1,5 +1,6 @@
 import type { ArgsDef } from "citty"
-import type { Executor, StdioMcpServer } from "../contract.ts"
+import { resolve } from "node:path"
+import type { Capabilities, Executor, SandboxPolicy, StdioMcpServer } from "../contract.ts"
 import { expandServers } from "../config/expand.ts"
 import { type LoadedConfig, loadConfig } from "../config/load.ts"
 import { type Config, type HttpMcpServer, isHttpServer, type McpServerConfig } from "../config/schema.ts"
@@ -7,6 +8,7 @@ import { trustProjectFromEnv } from "../config/trust.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
 import { checkEnvName } from "../executor/executor-env.ts"
+import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
@@ -156,8 +158,15 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     configureEmbeddings(parseEmbedModel(args["embed-model"]))
   }
   const { stdio, http } = splitServers(servers)
-  // HTTP servers (the agent's side) connect while the executor starts its stdio servers.
+  // A local executor's stdio servers run beside its sandbox, started here (each in a sandbox of
+  // its own): their secrets never enter the executor. A remote one's run on its host, started by
+  // the `clanka executor` there, also beside its sandbox.
+  const local = ssh === undefined && args.executor === undefined
+  const sent = local ? undefined : stdio
+  // HTTP servers (the agent's side) connect while the executor starts.
   const agentSide = http ? import("../mcp/agent-side.ts").then(({ connectHttpServers }) => connectHttpServers(http)) : undefined
+  // Loaded (the MCP SDK with it) while the executor starts; the servers start once it has.
+  const beside = local && stdio ? import("../mcp/beside.ts") : undefined
   const { connectExecutor } = await import("../executor/connect.ts")
   const [started, connected] = await Promise.allSettled([
     connectExecutor({
@@ -177,7 +186,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,
       onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
-      ...(stdio ? { mcp: { mcpServers: stdio } } : {}),
+      ...(sent ? { mcp: { mcpServers: sent } } : {}),
     }),
     agentSide,
   ])
@@ -187,22 +196,46 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     throw started.status === "rejected" ? started.reason : (connected as PromiseRejectedResult).reason
   }
   const executor = started.value
-  const agent = connected.value
-  if (agent) {
-    for (const { server, error } of agent.failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
-    // The HTTP connections end with the executor, so nothing keeps the process alive.
+  const sides: AgentSideMcp[] = []
+  try {
+    // Started once the executor is: they get the sandbox it really runs in (after any fallback).
+    if (beside && stdio) sides.push(await besideLocal(await beside, executor, stdio, writable, env))
+  } catch (error) {
+    await Promise.all([executor.close(), connected.value?.close()])
+    throw error
+  }
+  if (connected.value) sides.push(connected.value)
+  if (sides.length > 0) {
+    const failures = sides.flatMap((side) => side.failures)
+    for (const { server, error } of failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
+    // The servers end with the executor, so nothing keeps the process alive.
     const close = executor.close.bind(executor)
     executor.close = async () => {
-      await Promise.all([close(), agent.close()])
+      await Promise.all([close(), ...sides.map((side) => side.close())])
     }
     try {
-      await executor.capabilities({ ...(stdio ? { mcpServers: stdio } : {}), agentMcpTools: agent.tools, agentMcpFailures: agent.failures })
+      await executor.capabilities({ ...(sent ? { mcpServers: sent } : {}), agentMcpTools: sides.flatMap((side) => side.tools), agentMcpFailures: failures })
     } catch (error) {
       await executor.close()
       throw error
     }
   }
   return executor
+}
+
+/** Starts a local executor's stdio servers beside its sandbox, in the sandbox it announced. */
+async function besideLocal(
+  { startServersBeside }: typeof import("../mcp/beside.ts"),
+  executor: Executor,
+  servers: Record<string, StdioMcpServer>,
+  writable: string[],
+  env: string[],
+): Promise<AgentSideMcp> {
+  const announced = (executor as { announced?: Capabilities }).announced
+  if (!announced) throw new Error("the local executor did not announce its sandbox")
+  const { executorEnv } = await import("../executor/executor-env.ts")
+  const policy: SandboxPolicy = { ...announced.sandbox, writable: writable.map((dir) => resolve(dir)) }
+  return startServersBeside(servers, { workspace: announced.directory, policy, env: executorEnv(env) })
 }
 
 /** The configured MCP servers by side: stdio ones for the executor, HTTP ones for this process. */

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import { realpathSync, statSync } from "node:fs"
 import { resolve } from "node:path"
 import { defineCommand } from "citty"
@@ -71,17 +70,17 @@ export default defineCommand({
   },
 })
 
-/** Runs this executor again inside the OS sandbox, on the same stdio, and exits as it does. */
-function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
+/**
+ * Runs this executor again inside the OS sandbox, on the same stdio through a relay that starts
+ * stdio MCP servers beside the sandbox (mcp-relay.ts), and exits as it does.
+ */
+async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
   const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
   const bound = inPidsCgroup(argv)
-  const child = spawn(bound.argv[0]!, bound.argv.slice(1), { stdio: "inherit" })
-  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
-  return new Promise((done) => {
-    child.once("error", (error) => {
-      process.stderr.write(`clanka: cannot start the sandbox: ${error.message}\n`)
-      void bound.release().then(() => done(ExitCode.executorLost))
-    })
-    child.once("exit", (code) => void bound.release().then(() => done(code ?? ExitCode.executorLost)))
-  })
+  const { relaySandboxed } = await import("../executor/mcp-relay.ts")
+  try {
+    return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
+  } finally {
+    await bound.release()
+  }
 }

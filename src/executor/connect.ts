@@ -48,7 +48,11 @@ export interface ConnectOptions {
   searchLikely?: boolean
   /** Told once when the sandbox asked for by default cannot be had, and once per MCP server that failed. */
   onWarning?(line: string): void
-  /** MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake. */
+  /**
+   * MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake.
+   * A sandboxed remote `clanka executor` starts stdio servers beside its sandbox; for a local child
+   * the command line starts them beside it itself (executor-flags.ts) and sends only their tools.
+   */
   mcp?: CapabilitiesRequest
   /**
    * With --ssh, when the host lacks clanka: copy this binary there (default true; --no-upload).

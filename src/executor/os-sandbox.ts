@@ -90,6 +90,8 @@ export interface SandboxNeeds {
   search: boolean
   /** Other paths it must read (MCP servers' programs and scripts). */
   readable?: readonly string[]
+  /** Where the command starts (default: the workspace). */
+  cwd?: string
 }
 
 /** `argv` run inside the OS sandbox for `workspace` (absolute); argv itself when the mode is off. */
@@ -115,7 +117,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   args.push(...noCapabilities(bwrapBinary()), "--unshare-pid", "--unshare-ipc", "--unshare-uts")
   if (!policy.network) args.push("--unshare-net")
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
-  args.push("--chdir", workspace, "--", ...underProcessLimit(argv))
+  args.push("--chdir", needs.cwd ?? workspace, "--", ...underProcessLimit(argv))
   return args
 }
 

@@ -1,22 +1,23 @@
 /**
- * The executor's side of MCP: it starts the stdio servers it is asked for (children of the
- * executor, so inside its OS sandbox and on its host), all at once with a time limit each, and
- * turns their tools — and the agent-side (HTTP) tools the agent announces — into sandbox tools.
+ * The executor's side of MCP: it turns the agent-side tools it is told of (HTTP servers, and stdio
+ * servers started beside its sandbox: beside.ts) into sandbox tools, and starts the stdio servers
+ * it is asked for itself (its children: only an unsandboxed executor is asked, since inside the
+ * OS sandbox the scripts could read a server's environment), all at once with a time limit each.
  * Loaded only when a capabilities request names MCP servers.
  */
-import { resolve } from "node:path"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CapabilitiesRequest, StdioMcpServer } from "../contract.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { Tool } from "../tools/tool.ts"
 import { McpConnection } from "./connection.ts"
 import { assignJsNames, type McpToolInfo, renderMcpDeclarations } from "./declarations.ts"
+import { stdioConnection } from "./stdio.ts"
 import { mcpTools } from "./tools.ts"
 
 /**
  * The MCP tools of one executor. The stdio servers of the first request that names some are
- * started; the agent-side tools of the first request that names some are added (the agent may
- * announce them later, once its HTTP servers answered, so both kinds start at the same time).
+ * started; agent-side tools (servers that run where the agent or the executor's launcher is) are
+ * added per server, the first time a request names the server: they may come in several requests
+ * (stdio servers started beside the sandbox first, HTTP servers once they answered).
  */
 export class ExecutorMcp {
   private readonly connections = new Map<string, McpConnection>()
@@ -25,7 +26,8 @@ export class ExecutorMcp {
   private stdioFailures: { server: string; error: string }[] = []
   private agentFailures: { server: string; error: string }[] = []
   private stdioDone = false
-  private agentDone = false
+  /** The agent-side servers already added, with their tools or their failure. */
+  private readonly agentServers = new Set<string>()
 
   /** `tagEnv`: added to each server's environment, so the executor's end reaches the servers and all they start. */
   constructor(
@@ -41,18 +43,23 @@ export class ExecutorMcp {
       this.stdioDone = changed = true
       await this.startStdio(servers)
     }
-    if (!this.agentDone && ((request.agentMcpTools?.length ?? 0) > 0 || (request.agentMcpFailures?.length ?? 0) > 0)) {
-      this.agentDone = changed = true
-      this.agentFailures = [...(request.agentMcpFailures ?? [])]
-      const byServer = new Map<string, McpToolInfo[]>()
-      for (const tool of request.agentMcpTools ?? []) {
-        if (this.connections.has(tool.server)) continue
-        byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), { ...tool, jsName: tool.name }])
-      }
-      this.agentInfos = [...byServer.values()].flatMap((list) => {
-        const jsNames = assignJsNames(list.map((tool) => tool.name))
-        return list.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))
-      })
+    const known = (server: string) => this.agentServers.has(server) || this.connections.has(server)
+    const failures = (request.agentMcpFailures ?? []).filter((failure) => !known(failure.server))
+    const byServer = new Map<string, McpToolInfo[]>()
+    for (const tool of request.agentMcpTools ?? []) {
+      if (known(tool.server)) continue
+      byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), { ...tool, jsName: tool.name }])
+    }
+    for (const server of [...failures.map((failure) => failure.server), ...byServer.keys()]) this.agentServers.add(server)
+    if (failures.length > 0 || byServer.size > 0) {
+      changed = true
+      this.agentFailures.push(...failures)
+      this.agentInfos.push(
+        ...[...byServer.values()].flatMap((list) => {
+          const jsNames = assignJsNames(list.map((tool) => tool.name))
+          return list.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))
+        }),
+      )
     }
     return changed
   }
@@ -84,7 +91,8 @@ export class ExecutorMcp {
     const started = new Map<string, McpConnection>()
     await Promise.all(
       servers.map(async ([name, server]) => {
-        const connection = stdioConnection(name, server, this.directory, this.tagEnv)
+        // The executor's environment (already an allow-list under clanka run) and the server's own.
+        const connection = stdioConnection(name, server, { directory: this.directory, env: process.env as Record<string, string>, tag: this.tagEnv })
         try {
           await connection.start(server.startupTimeoutSec)
           started.set(name, connection)
@@ -101,31 +109,4 @@ export class ExecutorMcp {
     this.stdioFailures.sort((a, b) => servers.findIndex(([name]) => name === a.server) - servers.findIndex(([name]) => name === b.server))
     this.stdioInfos = [...this.connections.values()].flatMap((connection) => connection.tools)
   }
-}
-
-const STDERR_TAIL_LINES = 5
-
-function stdioConnection(name: string, server: StdioMcpServer, directory: string, tagEnv: Record<string, string>): McpConnection {
-  // The server gets the executor's environment (already an allow-list under clanka run) and its
-  // own `env`; it works in the executor's directory unless told otherwise.
-  const env = { ...(process.env as Record<string, string>), ...server.env, ...tagEnv }
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: server.args ?? [],
-    env,
-    cwd: resolve(directory, server.cwd ?? "."),
-    stderr: "pipe",
-  })
-  // "pipe": the SDK hands out the stream before the start, so no early line is lost.
-  const stderr = transport.stderr!
-  const lines: string[] = []
-  let partial = ""
-  stderr.on("data", (chunk: Buffer | string) => {
-    const text = chunk.toString()
-    const parts = (partial + text).split("\n")
-    partial = parts.pop()!.slice(-2000)
-    for (const line of parts) if (line.trim()) lines.push(line.trim().slice(0, 300))
-    lines.splice(0, Math.max(0, lines.length - STDERR_TAIL_LINES))
-  })
-  return new McpConnection(name, transport, () => (partial.trim() || lines.at(-1)) ?? undefined)
 }

@@ -15,8 +15,9 @@ export class RawSession {
   private waiting: (() => void) | undefined
   private partial = ""
 
-  constructor(directory: string) {
-    this.child = spawn(BUN, [MAIN, "executor", "-C", directory], { stdio: ["pipe", "pipe", "pipe"] })
+  /** `args`: more `clanka executor` flags (`--sandbox workspace-write`). */
+  constructor(directory: string, args: string[] = []) {
+    this.child = spawn(BUN, [MAIN, "executor", "-C", directory, ...args], { stdio: ["pipe", "pipe", "pipe"] })
     this.child.stdout!.setEncoding("utf8")
     this.child.stdout!.on("data", (text: string) => {
       const parts = (this.partial + text).split("\n")

@@ -1,0 +1,156 @@
+/**
+ * `clanka executor --sandbox MODE` asked for from outside (over ssh, from a shell): this process
+ * stays outside the sandbox, a thin relay between its stdio and the sandboxed executor it starts.
+ * It takes `mcpServers` out of the capabilities request, starts those stdio servers itself, each
+ * in a sandbox of its own (beside.ts), and announces their tools as agent-side tools in the
+ * request it forwards; the executor's calls of those tools (`AgentCall`s of the `mcp` service)
+ * are answered here, everything else passes through unchanged. So a server's environment and
+ * memory (its token) are never in the executor's sandbox, also on a remote host.
+ */
+import { spawn } from "node:child_process"
+import * as v from "valibot"
+import { CapabilitiesRequestSchema, McpCallParamsSchema, type StdioMcpServer } from "../contract.ts"
+import { ExitCode } from "../errors.ts"
+import type { AgentSideMcp } from "../mcp/agent-side.ts"
+import type { BesidePlace } from "../mcp/beside.ts"
+import { LineWriter, readFrames } from "../protocol/framing.ts"
+import { ErrorCode, OutputNotificationParamsSchema } from "../protocol/messages.ts"
+import { errorMessage } from "../util/error-message.ts"
+
+/** As the agent's client reads: executor output lines can be large (readFile of a big file). */
+const MAX_LINE_BYTES = 256 * 1024 * 1024
+
+/** Runs `argv` (the sandboxed executor) on this process's stdio through the relay; resolves to its exit code. */
+export function relaySandboxed(argv: string[], place: BesidePlace): Promise<number> {
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "inherit"] })
+  child.stdin!.on("error", () => {}) // EPIPE once it is gone; its exit says the rest
+  const toAgent = new LineWriter(process.stdout)
+  const toExecutor = new LineWriter(child.stdin!)
+  let starting: Promise<AgentSideMcp> | undefined
+  let servers: AgentSideMcp | undefined
+  /** Ids of this relay's own requests to the executor (agentCallResult): their answers stay here. */
+  const own = new Set<string>()
+  let nextId = 1
+
+  /** A capabilities request naming stdio servers: they start here, their tools go on as agent-side tools. */
+  const rewrite = async (line: string): Promise<string> => {
+    let message: { method?: unknown; params?: unknown }
+    try {
+      message = JSON.parse(line)
+    } catch {
+      return line
+    }
+    if (message?.method !== "capabilities") return line
+    const parsed = v.safeParse(CapabilitiesRequestSchema, message.params)
+    // Not valid: the executor answers that, and starts nothing.
+    if (!parsed.success || !parsed.output.mcpServers) return line
+    const { mcpServers, ...rest } = parsed.output
+    if (Object.keys(mcpServers).length > 0) starting ??= start(mcpServers as Record<string, StdioMcpServer>, place)
+    const ours = starting ? await starting : undefined
+    servers = ours
+    const params = {
+      ...(message.params as object),
+      ...rest,
+      mcpServers: undefined,
+      agentMcpTools: [...(ours?.tools ?? []), ...(rest.agentMcpTools ?? [])],
+      agentMcpFailures: [...(ours?.failures ?? []), ...(rest.agentMcpFailures ?? [])],
+    }
+    return JSON.stringify({ ...message, params })
+  }
+
+  /** An `mcp` AgentCall for one of this relay's servers: answered here, not forwarded. */
+  const answered = (line: string): boolean => {
+    if (!servers || !line.includes('"AgentCall"')) return false
+    let message: { method?: unknown; params?: unknown }
+    try {
+      message = JSON.parse(line)
+    } catch {
+      return false
+    }
+    if (message?.method !== "execute/output") return false
+    const notification = v.safeParse(OutputNotificationParamsSchema, message.params)
+    if (!notification.success || notification.output.output._tag !== "AgentCall") return false
+    const { id, service, params } = notification.output.output
+    const call = v.safeParse(McpCallParamsSchema, params)
+    if (service !== "mcp" || !call.success || !servers.has(call.output.server)) return false
+    const ask = servers.call(call.output.server, call.output.tool, call.output.arguments ?? {})
+    void ask
+      .then(
+        (result) => ({ id, result }),
+        (error) => ({ id, error: errorMessage(error) }),
+      )
+      .then((answer) => {
+        const requestId = `relay-${nextId++}`
+        own.add(requestId)
+        toExecutor.send({ jsonrpc: "2.0", id: requestId, method: "agentCallResult", params: answer })
+      })
+    return true
+  }
+
+  /** The executor's answer to one of this relay's requests (an execute may have ended meanwhile: fine). */
+  const ownAnswer = (line: string): boolean => {
+    if (own.size === 0 || !line.includes('"relay-')) return false
+    try {
+      const message = JSON.parse(line) as { id?: unknown; method?: unknown }
+      if (typeof message.id !== "string" || message.method !== undefined || !own.has(message.id)) return false
+      own.delete(message.id)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  const fromAgent = (async () => {
+    try {
+      for await (const frame of readFrames(process.stdin, MAX_LINE_BYTES)) {
+        if ("tooLong" in frame) {
+          toAgent.send({ jsonrpc: "2.0", id: null, error: { code: ErrorCode.invalidRequest, message: `invalid request: line longer than ${frame.limit} bytes; skipped to the next newline` } })
+          continue
+        }
+        // In order: what follows a capabilities request waits until it is forwarded.
+        const line = frame.line.includes('"capabilities"') ? await rewrite(frame.line) : frame.line
+        await toExecutor.sendLine(line + "\n")
+      }
+    } catch {
+      // the agent is gone: as its end of input
+    }
+    toExecutor.flush()
+    child.stdin!.end()
+  })()
+  void fromAgent
+
+  const fromExecutor = (async () => {
+    try {
+      for await (const frame of readFrames(child.stdout!, MAX_LINE_BYTES)) {
+        if ("tooLong" in frame) continue // cannot be: the agent's reader takes no more either
+        if (answered(frame.line) || ownAnswer(frame.line)) continue
+        await toAgent.sendLine(frame.line + "\n")
+      }
+    } catch {
+      // the executor is gone: its exit says how
+    }
+    toAgent.flush()
+  })()
+
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
+  return new Promise((done) => {
+    const end = async (code: number) => {
+      await fromExecutor
+      process.stdin.destroy()
+      await (servers ?? (await starting?.catch(() => undefined)))?.close()
+      // Whatever is left (a server's stream) must not keep this process alive.
+      setTimeout(() => process.exit(code), 1000).unref()
+      done(code)
+    }
+    child.once("error", (error) => {
+      process.stderr.write(`clanka: cannot start the sandbox: ${error.message}\n`)
+      void end(ExitCode.executorLost)
+    })
+    child.once("exit", (code) => void end(code ?? ExitCode.executorLost))
+  })
+}
+
+async function start(servers: Record<string, StdioMcpServer>, place: BesidePlace): Promise<AgentSideMcp> {
+  const { startServersBeside } = await import("../mcp/beside.ts")
+  return startServersBeside(servers, place)
+}
