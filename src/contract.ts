@@ -176,6 +176,11 @@ export interface ExecuteOptions extends ExecuteParams {
    * itself (a LocalExecutor in this process, a RemoteExecutor's client process).
    */
   onAgentCall?: AgentCall
+  /**
+   * Called as the script calls a tool, before the tool starts: what the script printed so far
+   * should be on its way by then (a tool may stop this process, or the agent may be told to stop).
+   */
+  beforeTool?(): void
   /** Cancel: kill the script and every process it started. */
   signal?: AbortSignal
 }

@@ -97,7 +97,10 @@ export class LocalExecutor implements Executor {
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
       signal: abort.signal,
       onOutput: (text) => output.push(text),
-      onCall: (tool, params) => this.tools.call(tool, params, ctx),
+      onCall: (tool, params) => {
+        options.beforeTool?.()
+        return this.tools.call(tool, params, ctx)
+      },
     })
     let finished = false
     run.result.then((result) => {

@@ -139,6 +139,11 @@ export async function serveExecutor(
           })
         },
         onAgentCall: agentCallVia(key, (out) => (flushText(), notify(out)), controller.signal),
+        // Output printed before a tool call leaves before the tool runs, not a tick later.
+        beforeTool() {
+          flushText()
+          writer.flush()
+        },
       })
       for await (const chunk of iterable) {
         text += chunk

@@ -162,13 +162,13 @@ describe("configuration files", () => {
     expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "-e", write], { env })).toEqual({
       code: 0,
       stdout: "written\n",
-      stderr: notice + 'clanka: MCP server "notes" failed: cannot run its command: Executable not found in $PATH: "user-notes"; its tools are missing\n',
+      stderr: notice + 'clanka: MCP server "notes" failed: cannot run its command: user-notes was not found; its tools are missing\n',
     })
     // Trusted, the project's server is the one that starts.
     expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "--trust-project", "-e", write], { env })).toEqual({
       code: 0,
       stdout: "written\n",
-      stderr: 'clanka: MCP server "notes" failed: cannot run its command: Executable not found in $PATH: "repo-notes"; its tools are missing\n',
+      stderr: 'clanka: MCP server "notes" failed: cannot run its command: repo-notes was not found; its tools are missing\n',
     })
   })
 })

@@ -88,9 +88,9 @@ describe("clanka tool and clanka tools", () => {
     expect(result.stderr).toStartWith(`clanka: unknown tool "frob"; tools: readFile, writeFile`)
   })
 
-  test("a failing tool exits 1 with one line on stderr; the output it had goes to stdout", async () => {
+  test("a failing tool exits 1 with one line on stderr after the output it had; stdout stays empty (it is only ever JSON)", async () => {
     const result = await clanka(["tool", "-C", dir, "bash", `{"command":"echo oops; echo >&2 two; exit 3"}`])
-    expect(result).toEqual({ code: 1, stdout: "oops\ntwo\n", stderr: "clanka: bash: exit code 3\n" })
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "oops\ntwo\nclanka: bash: exit code 3\n" })
     expect(await clanka(["tool", "-C", dir, "removeFile", "nope.txt"])).toEqual({
       code: 1,
       stdout: "",

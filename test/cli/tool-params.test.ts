@@ -54,11 +54,3 @@ test("a writeFile over 2 MB (beyond what argv takes) works through stdin", async
   expect(result).toEqual({ code: 0, stdout: "null\n", stderr: "" })
   expect(readFileSync(join(dir, "big.txt"), "utf8")).toBe(content)
 })
-
-test("a failing tool prints nothing on stdout: its output goes to stderr before the one-line reason", async () => {
-  expect(await clanka(["tool", "-C", dir, "--sandbox", "off", "bash", '{"command":"echo partial; exit 3"}'])).toEqual({
-    code: 1,
-    stdout: "",
-    stderr: "partial\nclanka: bash: exit code 3\n",
-  })
-})

@@ -151,7 +151,8 @@ test.skipIf(!available)("the first run copies clanka into the host's cache with 
   expect(second).toEqual({ code: 0, stdout: "remote readme\n\n", stderr: "", sshCalls: 1 })
   expect(statSync(cached()).mtimeMs).toBe(copiedAt)
   const build = `clanka/bin/${VERSION}-${sha.slice(0, 16)}`
-  expect(remoteCacheFiles()).toEqual(["clanka", "clanka/bin", build, `${build}/clanka`, `${build}/clanka.stamp`])
+  // (clanka/empty: the empty file the sandbox shows in place of a hidden credential file.)
+  expect(remoteCacheFiles()).toEqual(["clanka", "clanka/bin", build, `${build}/clanka`, `${build}/clanka.stamp`, "clanka/empty"])
   // The stamp, written after the checked copy was in place: its size and SHA-256.
   expect(readFileSync(stamp(), "utf8")).toBe(`${statSync(bin).size} ${sha}\n`)
 }, 60_000)
