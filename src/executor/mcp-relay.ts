@@ -34,6 +34,8 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
 
   /** A capabilities request naming stdio servers: they start here, their tools go on as agent-side tools. */
   const rewrite = async (line: string): Promise<string> => {
+    // Most lines are executes: only one that can be a capabilities request is parsed.
+    if (!line.includes('"capabilities"')) return line
     let message: { method?: unknown; params?: unknown }
     try {
       message = JSON.parse(line)
