@@ -8,6 +8,7 @@
 import { resolve } from "node:path"
 import type { SandboxPolicy, StdioMcpServer } from "../contract.ts"
 import { sandboxedArgv } from "../executor/os-sandbox.ts"
+import { selfCommand } from "../executor/self.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { type AgentSideMcp, connectAll } from "./agent-side.ts"
 import { stdioConnection } from "./stdio.ts"
@@ -37,7 +38,9 @@ export function startServersBeside(servers: Record<string, StdioMcpServer>, plac
         directory: place.workspace,
         env: place.env,
         tag: guard.env,
-        wrap: (argv, dir) => sandboxedArgv(argv, place.workspace, place.policy, { search: false, cwd: dir, readable: [dir] }),
+        // What the executor's sandbox shows under the private /tmp (clanka's own program, when it
+        // runs from there) the server sees too, as it did when it ran inside that sandbox.
+        wrap: (argv, dir) => sandboxedArgv(argv, place.workspace, place.policy, { search: false, cwd: dir, readable: [dir, ...selfCommand()] }),
       })
     },
   }))
