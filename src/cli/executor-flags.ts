@@ -7,7 +7,7 @@ import { type Config, type HttpMcpServer, isHttpServer, type McpServerConfig } f
 import { trustProjectFromEnv } from "../config/trust.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
-import { checkEnvName } from "../executor/executor-env.ts"
+import { checkEnvName, executorEnv } from "../executor/executor-env.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
@@ -233,7 +233,6 @@ async function besideLocal(
 ): Promise<AgentSideMcp> {
   const announced = (executor as { announced?: Capabilities }).announced
   if (!announced) throw new Error("the local executor did not announce its sandbox")
-  const { executorEnv } = await import("../executor/executor-env.ts")
   const policy: SandboxPolicy = { ...announced.sandbox, writable: writable.map((dir) => resolve(dir)) }
   return startServersBeside(servers, { workspace: announced.directory, policy, env: executorEnv(env) })
 }

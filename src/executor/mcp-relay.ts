@@ -34,14 +34,7 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
 
   /** A capabilities request naming stdio servers: they start here, their tools go on as agent-side tools. */
   const rewrite = async (line: string): Promise<string> => {
-    // Most lines are executes: only one that can be a capabilities request is parsed.
-    if (!line.includes('"capabilities"')) return line
-    let message: { method?: unknown; params?: unknown }
-    try {
-      message = JSON.parse(line)
-    } catch {
-      return line
-    }
+    const message = parseMessage(line)
     if (message?.method !== "capabilities") return line
     const parsed = v.safeParse(CapabilitiesRequestSchema, message.params)
     // Not valid: the executor answers that, and starts nothing.
@@ -63,12 +56,7 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
   /** An `mcp` AgentCall for one of this relay's servers: answered here, not forwarded. */
   const answered = (line: string): boolean => {
     if (!servers || !line.includes('"AgentCall"')) return false
-    let message: { method?: unknown; params?: unknown }
-    try {
-      message = JSON.parse(line)
-    } catch {
-      return false
-    }
+    const message = parseMessage(line)
     if (message?.method !== "execute/output") return false
     const notification = v.safeParse(OutputNotificationParamsSchema, message.params)
     if (!notification.success || notification.output.output._tag !== "AgentCall") return false
@@ -92,14 +80,10 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
   /** The executor's answer to one of this relay's requests (an execute may have ended meanwhile: fine). */
   const ownAnswer = (line: string): boolean => {
     if (own.size === 0 || !line.includes('"relay-')) return false
-    try {
-      const message = JSON.parse(line) as { id?: unknown; method?: unknown }
-      if (typeof message.id !== "string" || message.method !== undefined || !own.has(message.id)) return false
-      own.delete(message.id)
-      return true
-    } catch {
-      return false
-    }
+    const message = parseMessage(line)
+    if (typeof message?.id !== "string" || message.method !== undefined || !own.has(message.id)) return false
+    own.delete(message.id)
+    return true
   }
 
   const fromAgent = (async () => {
@@ -150,6 +134,16 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
     })
     child.once("exit", (code) => void end(code ?? ExitCode.executorLost))
   })
+}
+
+/** A line as a JSON-RPC message's fields, or undefined when it is not a JSON object (passed on as it is). */
+function parseMessage(line: string): { id?: unknown; method?: unknown; params?: unknown } | undefined {
+  try {
+    const message = JSON.parse(line)
+    return message && typeof message === "object" ? message : undefined
+  } catch {
+    return undefined
+  }
 }
 
 async function start(servers: Record<string, StdioMcpServer>, place: BesidePlace): Promise<AgentSideMcp> {
