@@ -5,11 +5,12 @@
  * changed or deleted since makes the project untrusted again. The records are the user's state:
  * `<state>/trust.json` (see stateDirectory), directory 0700, file 0600, replaced atomically.
  */
-import { chmodSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import * as v from "valibot"
 import { UsageError } from "../errors.ts"
-import { stateDirectory, type Env } from "../session/store.ts"
+import { realDirectory, stateDirectory, type Env } from "../session/store.ts"
+import { envFlag } from "../util/env-flag.ts"
 import { fingerprint, readIfPresent, readProjectFiles, type ProjectFile } from "./project-files.ts"
 
 const RecordSchema = v.object({ sha256: v.string(), files: v.array(v.string()), trustedAt: v.string() })
@@ -22,18 +23,12 @@ export function trustStorePath(env: Env = process.env): string {
 
 /** `--trust-project` for every run of this shell: CLANKA_TRUST_PROJECT set to anything but empty, 0 or false. */
 export function trustProjectFromEnv(env: Env = process.env): boolean {
-  const value = env.CLANKA_TRUST_PROJECT
-  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false"
+  return envFlag(env.CLANKA_TRUST_PROJECT)
 }
 
 /** The directory a record is kept under: its real path (as given when it does not exist). */
 export function trustKey(directory: string): string {
-  const absolute = resolve(directory)
-  try {
-    return realpathSync(absolute)
-  } catch {
-    return absolute
-  }
+  return realDirectory(resolve(directory))
 }
 
 /** The recorded projects by directory; none when the store does not exist yet. */

@@ -8,6 +8,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, re
 import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
+import { envFlag } from "../util/env-flag.ts"
 import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
 
 export type Env = Record<string, string | undefined>
@@ -34,8 +35,7 @@ export function realDirectory(directory: string): string {
 }
 
 export function sessionsDisabled(env: Env = process.env): boolean {
-  const value = env.CLANKA_NO_SESSION
-  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false"
+  return envFlag(env.CLANKA_NO_SESSION)
 }
 
 export type SessionStatus = "finished" | "failed" | "interrupted" | "running"
