@@ -1,29 +1,15 @@
 // Script repair (SPEC sections 5 and 7). Models often write raw text into template literals:
 // a patch of TypeScript with its own `template ${literals}`, a markdown summary with `code`
 // spans, a shell script with ${VARS}. The first stray backtick ends the template early and the
-// script no longer parses. Repair finds the templates handed to applyPatch, taskComplete and
-// writeFile's content, picks their real closing backtick, and rewrites what lies between so it
-// means the text the model meant (template-text.ts).
+// script no longer parses. Repair finds the templates holding such text (repair-targets.ts),
+// picks their real closing backtick, and rewrites what lies between so it means the text the
+// model meant (template-text.ts).
 
-import { templateEnd, templateSource } from "./template-text.ts"
-import { errorMessage } from "../util/error-message.ts"
+import { parses } from "./parses.ts"
+import { findTargets, type Target } from "./repair-targets.ts"
+import { templateSource } from "./template-text.ts"
 
-const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown
-
-/** Does the script compile as the body of an async function? Nothing is run. */
-export function parses(script: string): boolean {
-  return parseError(script) === null
-}
-
-/** The message of the SyntaxError the script raises when compiled, or null if it compiles. */
-export function parseError(script: string): string | null {
-  try {
-    new AsyncFunction(script)
-    return null
-  } catch (error) {
-    return errorMessage(error)
-  }
-}
+export { parseError, parses } from "./parses.ts"
 
 const FENCED = /^\s*```[^\n`]*\n([\s\S]*?)\n?```\s*$/
 const OPENING_FENCE = /^\s*```[^\n`]*\n/
@@ -39,92 +25,6 @@ export function stripFence(script: string): string {
   const opening = OPENING_FENCE.exec(script)
   if (opening && !script.includes("```", opening[0].length)) return script.slice(opening[0].length)
   return script
-}
-
-/** A template literal whose content is raw text the model meant literally. */
-interface Target {
-  /** Where the statement naming it starts (`applyPatch`, `writeFile`, `const`). */
-  anchor: number
-  /** Index of the opening backtick. */
-  open: number
-  /** Matches, at the character after a closing backtick, what must follow it. */
-  closer: RegExp
-  /** The closing backtick comes before this index (the use of a variable, the next target). */
-  limit: number
-  /** Indexes of the backticks that could close it, in order. */
-  candidates: number[]
-}
-
-// What may follow a template's closing backtick: the end of the call, property or statement, or
-// a method called on the text (`…`.trim()).
-const METHOD_CALL = String.raw`\s*\.\s*[A-Za-z_$][\w$]*\s*\(`
-const AFTER_CALL_ARGUMENT = new RegExp(String.raw`\s*(?:,\s*)?\)|${METHOD_CALL}`, "y")
-const AFTER_PROPERTY = new RegExp(String.raw`\s*[,}]|${METHOD_CALL}`, "y")
-const AFTER_ASSIGNMENT = new RegExp(String.raw`[ \t]*(?:;|\r?\n|$)|${METHOD_CALL}`, "y")
-
-/** `{ path: "x", ` or `{ path: \`${dir}/x\`, ` before the content property. */
-const OBJECT_PREFIX = "\\{(?:[^`{}]|`[^`]*`)*?"
-
-/**
- * The templates to repair, in order. Each ends before the next one starts, unless `overlapping`:
- * then a template may run over later ones, as the text of a doc showing a script does.
- */
-function findTargets(script: string, overlapping: boolean): Target[] {
-  const found: Omit<Target, "limit" | "candidates">[] = []
-  const add = (anchor: number, open: number, closer: RegExp) => {
-    if (!found.some((target) => target.open === open)) found.push({ anchor, open, closer })
-  }
-  for (const match of script.matchAll(/\b(?:applyPatch|taskComplete)\s*\(\s*`/g)) {
-    add(match.index, match.index + match[0].length - 1, AFTER_CALL_ARGUMENT)
-  }
-  for (const match of script.matchAll(new RegExp(`\\bwriteFile\\s*\\(\\s*${OBJECT_PREFIX}\\bcontent\\s*:\\s*\``, "g"))) {
-    add(match.index, match.index + match[0].length - 1, AFTER_PROPERTY)
-  }
-  const limits = new Map<number, number>()
-  for (const match of script.matchAll(/\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*`/g)) {
-    const open = match.index + match[0].length - 1
-    const use = findUse(script, match[1]!, open + 1)
-    if (use === -1) continue
-    add(match.index, open, AFTER_ASSIGNMENT)
-    limits.set(open, use)
-  }
-  found.sort((a, b) => a.open - b.open)
-  return found.map((target, i) => {
-    const next = overlapping ? script.length : (found[i + 1]?.anchor ?? script.length)
-    const limit = Math.min(limits.get(target.open) ?? script.length, next)
-    return { ...target, limit, candidates: closingCandidates(script, target.open, limit, target.closer) }
-  })
-}
-
-/** Where the variable is handed to one of the repaired calls, or -1. */
-function findUse(script: string, name: string, from: number): number {
-  const id = name.replace(/\$/g, "\\$")
-  const shorthand = name === "content" ? "|[,}]" : ""
-  const use = new RegExp(
-    `\\b(?:applyPatch|taskComplete)\\s*\\(\\s*${id}(?![\\w$])|\\bwriteFile\\s*\\(\\s*${OBJECT_PREFIX}\\bcontent\\s*(?::\\s*${id}(?![\\w$])${shorthand})`,
-    "g",
-  )
-  use.lastIndex = from
-  return use.exec(script)?.index ?? -1
-}
-
-/**
- * Backticks in (open, limit) that no backslash precedes (after `\\`` too the model meant a literal
- * backtick) and that are followed by what closes the template, up to the one that ends a
- * well-formed template: a template that is fine never gets extended over the code that follows
- * it, which may have a problem of its own.
- */
-function closingCandidates(script: string, open: number, limit: number, closer: RegExp): number[] {
-  const candidates: number[] = []
-  const end = templateEnd(script, open)
-  for (let i = script.indexOf("`", open + 1); i !== -1 && i < limit; i = script.indexOf("`", i + 1)) {
-    if (script[i - 1] === "\\" && i !== end) continue
-    closer.lastIndex = i + 1
-    if (!closer.test(script)) continue
-    candidates.push(i)
-    if (i === end && parses(`(${script.slice(open, i + 1)})`)) break
-  }
-  return candidates
 }
 
 /**
@@ -186,11 +86,13 @@ function applyChoices(
   let at = 0
   targets.forEach((target, i) => {
     const close = choices[i]
-    if (close === undefined || target.open < at) return
-    const template = script.slice(target.open, close + 1)
+    if (close === undefined || target.tag < at) return
+    const template = script.slice(target.tag, close + 1)
     // A template that is fine on its own (escaped already, or with real interpolations) stays.
     if (parses(`(${template})`)) return
-    out += script.slice(at, target.open + 1) + templateSource(script.slice(target.open + 1, close), keeps[i]) + "`"
+    // Rewritten, a String.raw text loses its tag: the plain template now spells it exactly.
+    const text = templateSource(script.slice(target.open + 1, close), keeps[i], target.raw)
+    out += script.slice(at, target.tag) + "`" + text + "`"
     at = close + 1
   })
   return out + script.slice(at)
@@ -198,9 +100,10 @@ function applyChoices(
 
 /**
  * Repairs a script that does not parse: strips a wrapping code fence, then makes literal the text
- * of the templates passed to applyPatch(…), taskComplete(…) and writeFile({content}), directly or
- * through a variable (see templateSource). Other templates are left alone. Returns the repaired script if
- * it parses, otherwise the script with only the fence stripped; so repairing twice changes nothing.
+ * of the templates passed to applyPatch(…), taskComplete(…), a `content:` property or a file-path
+ * key, directly or through a variable, String.raw or not (see findTargets, templateSource). Other
+ * templates are left alone. Returns the repaired script if it parses, otherwise the script with
+ * only the fence stripped; so repairing twice changes nothing.
  */
 export function repairScript(script: string): string {
   const stripped = stripFence(script)

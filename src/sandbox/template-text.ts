@@ -5,7 +5,8 @@
 // - in a template spanning several lines (a patch, a file) every other backslash is the text's
 //   own: `"a\nb"`, `/\s+/` and `\` line continuations belong to the code being written;
 // - a template on one line is written like a JavaScript string: `\n`, `\t`, `\"` … are escapes,
-//   other backslashes (`\d`, `C:\Users`) are the text's own;
+//   other backslashes (`\d`, `C:\Users`) are the text's own; not so in a String.raw template,
+//   where the model chose to have every backslash kept;
 // - `${…}` is literal, unless the caller keeps it (an expression on the script's own variables).
 
 /** Index of the backtick closing the template opened at `open`, read as JavaScript would; -1 if none. */
@@ -48,10 +49,11 @@ const STRING_ESCAPE = /^(?:[ntr"'\\bfv]|0(?![0-9])|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{
 
 /**
  * Template source for `text`, the part between a broken template's backticks. `keep` decides,
- * for each `${expression}` the model did not escape, whether it stays an interpolation.
+ * for each `${expression}` the model did not escape, whether it stays an interpolation; `raw`
+ * says the text was tagged String.raw.
  */
-export function templateSource(text: string, keep: (expression: string) => boolean = () => false): string {
-  const oneLine = !text.includes("\n")
+export function templateSource(text: string, keep: (expression: string) => boolean = () => false, raw = false): string {
+  const oneLine = !raw && !text.includes("\n")
   let out = ""
   for (let i = 0; i < text.length; i++) {
     const char = text[i]!

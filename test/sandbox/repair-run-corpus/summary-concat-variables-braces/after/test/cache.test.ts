@@ -1,0 +1,1 @@
+import { ProofCache } from '../src/verifier/cache'
