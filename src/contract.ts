@@ -83,11 +83,41 @@ export const UNRESTRICTED: SandboxPolicy = { mode: "off", network: true, writabl
 // ---------------------------------------------------------------------------------------------
 // Capabilities and the execute request, as they cross the wire (SPEC section 4).
 
+/** Facts about the executor's machine for the system prompt (environment.ts); each may be missing. */
+export const EnvironmentSchema = v.looseObject({
+  /** process.platform: linux, darwin, … */
+  os: v.string(),
+  /** The distribution or release, e.g. "Debian GNU/Linux 12 (bookworm)". */
+  osName: v.optional(v.string()),
+  arch: v.string(),
+  /** The shell bash() runs, e.g. "bash 5.2.15". */
+  shell: v.optional(v.string()),
+  /** Today in the executor's time zone, YYYY-MM-DD. */
+  date: v.string(),
+  /** Present when the directory is in a git repository; `changedFiles` is missing when git status took too long. */
+  git: v.optional(v.looseObject({ root: v.string(), branch: v.optional(v.string()), changedFiles: v.optional(v.number()) })),
+})
+export type Environment = v.InferOutput<typeof EnvironmentSchema>
+
+/** One instructions file (AGENTS.md, or CLAUDE.md where a directory has no AGENTS.md). */
+export const InstructionsFileSchema = v.looseObject({ path: v.string(), text: v.string() })
+export type InstructionsFile = v.InferOutput<typeof InstructionsFileSchema>
+
+/** A skill as the prompt lists it: `skill(name)` loads the rest. */
+export const SkillSummarySchema = v.looseObject({ name: v.string(), description: v.string(), path: v.string() })
+export type SkillSummary = v.InferOutput<typeof SkillSummarySchema>
+
 export const CapabilitiesSchema = v.looseObject({
   /** TypeScript declarations of the sandbox tools, generated from their schemas. */
   toolsDts: v.string(),
-  /** AGENTS.md of the executor's directory, or null. */
+  /** AGENTS.md (or CLAUDE.md) of the executor's directory, or null; `instructionsFiles` has the whole chain. */
   agentsMd: v.nullable(v.string()),
+  /** The AGENTS.md chain from the repository root down to the directory, nearest last. */
+  instructionsFiles: v.optional(v.array(InstructionsFileSchema)),
+  /** The project's skills (.agents/skills, .claude/skills), by name. */
+  skills: v.optional(v.array(SkillSummarySchema)),
+  /** Facts about the executor's machine and directory. */
+  environment: v.optional(EnvironmentSchema),
   /** True exactly when the executor has a `search` tool. */
   supportsSearch: v.boolean(),
   protocolVersion: v.number(),

@@ -13,6 +13,7 @@ import { type AgentHost, type HostEntry, hostsSection, prepareHosts } from "./ho
 import { UsageTotals } from "./usage.ts"
 import { Budget } from "./budget.ts"
 import type { SessionSink } from "../session/recorder.ts"
+import type { UserContext } from "./user-context.ts"
 
 export const DEFAULT_MAX_DEPTH = 1
 export const DEFAULT_MAX_SUBAGENTS = 8
@@ -56,6 +57,8 @@ export interface AgentOptions {
   maxDepth?: number
   /** Sub-agents running at once across the run (default 8); a delegate() past it fails. */
   maxSubagents?: number
+  /** The user's own AGENTS.md and skills (loadUserContext), for every prompt of the run and skill(). */
+  user?: UserContext
 }
 
 export interface SendOptions {
@@ -96,9 +99,8 @@ export function createAgent(options: AgentOptions): Agent {
   const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
   const mainSystem = (caps: Capabilities, hosts?: readonly HostEntry[]) =>
     buildSystemPrompt({
-      toolsDts: caps.toolsDts,
-      agentsMd: caps.agentsMd,
-      directory: caps.directory,
+      ...caps,
+      user: options.user,
       conversation: options.conversation ?? false,
       ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
       ...(options.system === undefined ? {} : { extra: options.system }),
@@ -139,7 +141,7 @@ export function createAgent(options: AgentOptions): Agent {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
         const toolNames = toolNamesFromDts(caps.toolsDts)
-        const hosts = options.hosts && options.hosts.length > 1 ? await (hostsReady ??= prepareHosts(options.hosts, caps, options.system)) : undefined
+        const hosts = options.hosts && options.hosts.length > 1 ? await (hostsReady ??= prepareHosts(options.hosts, caps, options.system, options.user)) : undefined
         lock.emit(id, {
           _tag: "AgentStart",
           id,
@@ -157,9 +159,8 @@ export function createAgent(options: AgentOptions): Agent {
           toolNames,
           subagentModel: options.subagentModel ?? options.model,
           subagentSystem: buildSystemPrompt({
-            toolsDts: caps.toolsDts,
-            agentsMd: caps.agentsMd,
-            directory: caps.directory,
+            ...caps,
+            user: options.user,
             subagent: true,
             ...(options.system === undefined ? {} : { extra: options.system }),
           }),
@@ -176,6 +177,7 @@ export function createAgent(options: AgentOptions): Agent {
           subagentCompactAt: options.compactAt ?? defaultCompactAt((options.subagentModel ?? options.model).contextWindow),
           maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
           maxSubagents: options.maxSubagents ?? DEFAULT_MAX_SUBAGENTS,
+          ...(options.user ? { user: options.user } : {}),
         }
         history.push({ role: "user", content: prompt })
         session?.message({ role: "user", content: prompt })

@@ -8,6 +8,7 @@ import { ToolError } from "../errors.ts"
 import { controlTools } from "../tools/control.ts"
 import { renderToolDeclaration } from "../tools/dts.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
+import type { UserContext } from "./user-context.ts"
 
 /** One host of the run, as the caller hands it to the agent. */
 export interface AgentHost {
@@ -25,7 +26,7 @@ export interface HostEntry {
 }
 
 /** Reads each host's capabilities (the first one's are given) and builds its sub-agents' prompt. */
-export async function prepareHosts(hosts: readonly AgentHost[], first: Capabilities, extra: string | undefined): Promise<HostEntry[]> {
+export async function prepareHosts(hosts: readonly AgentHost[], first: Capabilities, extra: string | undefined, user?: UserContext): Promise<HostEntry[]> {
   const capabilities = await Promise.all(hosts.map((host, index) => (index === 0 ? first : host.executor.capabilities())))
   return hosts.map((host, index) => {
     const caps = capabilities[index]!
@@ -35,9 +36,8 @@ export async function prepareHosts(hosts: readonly AgentHost[], first: Capabilit
       directory: caps.directory,
       toolNames: toolNamesFromDts(caps.toolsDts),
       subagentSystem: buildSystemPrompt({
-        toolsDts: caps.toolsDts,
-        agentsMd: caps.agentsMd,
-        directory: caps.directory,
+        ...caps,
+        user,
         subagent: true,
         hosts: `You run on the host "${host.name}" of a run over several hosts.`,
         ...(extra === undefined ? {} : { extra }),

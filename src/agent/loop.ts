@@ -13,6 +13,7 @@ import { UsageTotals } from "./usage.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { findHost, listHosts, type HostEntry } from "./hosts.ts"
 import type { SessionSink } from "../session/recorder.ts"
+import type { UserContext } from "./user-context.ts"
 import type { Budget } from "./budget.ts"
 import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
 
@@ -44,6 +45,8 @@ export interface LoopShared {
   maxDepth: number
   /** Sub-agents that may run at once, across the whole run. */
   maxSubagents: number
+  /** The user's instructions and skills: a script's skill(name) may ask for one of these. */
+  user?: UserContext
 }
 
 interface LoopRun {
@@ -360,6 +363,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       onSubagent: (prompt, options) => runSubagent(shared, run, prompt, options?.host),
       onAgentCall: async (service, params) => {
         if (service === "hosts") return listHosts(shared.hosts, shared.host)
+        if (service === "skill") return (await import("../skills/user.ts")).answerUserSkill(shared.user?.dir, params)
         return (await import("../tools/agent-services.ts")).runAgentService(service, params, run.signal)
       },
     })) {

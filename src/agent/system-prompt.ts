@@ -1,7 +1,19 @@
+import type { Environment, InstructionsFile, SandboxMode, SkillSummary } from "../contract.ts"
+import { environmentSection, instructionsOf, instructionsSection, skillsOf, skillsSection } from "./prompt-context.ts"
+import type { UserContext } from "./user-context.ts"
+
+/** What the prompt is built from: an executor's capabilities (those fields), and the run's options. */
 interface SystemPromptOptions {
   toolsDts: string
-  agentsMd: string | null
   directory: string
+  /** An older executor's AGENTS.md, when it sends no `instructionsFiles`. */
+  agentsMd?: string | null
+  instructionsFiles?: InstructionsFile[] | undefined
+  skills?: SkillSummary[] | undefined
+  environment?: Environment | undefined
+  sandbox?: { mode: SandboxMode; network: boolean } | undefined
+  /** The user's own AGENTS.md and skills (agent side). */
+  user?: UserContext | undefined
   /** Conversation mode: answering in text ends a turn; taskComplete is not needed. */
   conversation?: boolean
   /** A sub-agent: asked not to delegate again. */
@@ -23,7 +35,13 @@ Rules:
 - Do several steps in one program when you can; use Promise.all for independent reads.
 - Prefer applyPatch for edits to existing files; writeFile for new files.
 - Paths are relative to the working directory.
-- If a call throws, the error is printed; read it and fix the program.`
+- If a call throws, the error is printed; read it and fix the program.
+
+Working rules:
+- Check your work with the project's own tests or build when it has them.
+- Keep changes minimal and in the project's style.
+- Never revert changes you did not make.
+- No commits, pushes or other lasting git actions unless asked.`
 
 // The output is what this program prints with the real tools (test/agent/system-prompt.test.ts
 // runs it): rg groups matches under a path line, one "line:text" row each.
@@ -58,7 +76,11 @@ function finishRule(options: SystemPromptOptions): string {
 export const SUBAGENT_NOTE =
   "You are a sub-agent started by another agent: do the task yourself and do not call delegate. Your taskComplete summary is returned to that agent."
 
-/** SPEC section 7: rules of code mode, one example, the declarations, AGENTS.md. */
+/**
+ * SPEC section 7: rules of code mode, one example, the declarations; then what changes from run to
+ * run (last, so the fixed part stays a cacheable prefix): the directory and its machine, skills,
+ * the instructions files.
+ */
 export function buildSystemPrompt(options: SystemPromptOptions): string {
   const sections = [RULES, EXAMPLE, finishRule(options)]
   if (options.subagent) {
@@ -67,9 +89,11 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
   sections.push(`Sandbox functions:\n${options.toolsDts.trim()}`)
   if (options.hosts) sections.push(options.hosts)
   sections.push(`Working directory: ${options.directory}`)
+  sections.push(environmentSection(options.directory, options.environment, options.sandbox))
   if (options.extra?.trim()) sections.push(options.extra.trim())
-  if (options.agentsMd?.trim()) sections.push(`AGENTS.md (instructions from the repository):\n${options.agentsMd.trim()}`)
-  return sections.join("\n\n")
+  sections.push(skillsSection(skillsOf(options, options.user)))
+  sections.push(instructionsSection(instructionsOf(options, options.user)))
+  return sections.filter(Boolean).join("\n\n")
 }
 
 /** The sandbox function names, read from the declarations (works for remote executors too). */

@@ -11,6 +11,7 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   exec: () => import("./exec.ts").then((m) => m.default),
   tool: () => import("./tool.ts").then((m) => m.default),
   tools: () => import("./tools.ts").then((m) => m.default),
+  skills: () => import("./skills.ts").then((m) => m.default),
   executor: () => import("./executor.ts").then((m) => m.default),
   config: () => import("./config.ts").then((m) => m.default),
   trust: () => import("./trust.ts").then((m) => m.default),

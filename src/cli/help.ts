@@ -41,6 +41,10 @@ CONFIGURATION (clanka config prints the merged values and their files)
                   parents up to the repository root; the nearest wins
   .mcp.json       the project's MCP servers, as other agents write them
   $XDG_CONFIG_HOME/clanka/config.json   the user's defaults (below the project's)
+  AGENTS.md       instructions for the model, from the repository root down to -C DIR (CLAUDE.md
+                  where a directory has none), after the user's $XDG_CONFIG_HOME/clanka/AGENTS.md
+  skills          folders with a SKILL.md under .agents/skills/, .claude/skills/ and
+                  $XDG_CONFIG_HOME/clanka/skills/ (clanka skills lists them)
   Flags (and CLANKA_MODEL) beat the files. A mistake is exit 2 naming the file and the key.
 
 TRUST (the project's files widen nothing until you trust them)
@@ -87,7 +91,7 @@ ENVIRONMENT
   CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
   CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
   CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
-  XDG_CONFIG_HOME            where the user's clanka/config.json is (default ~/.config)
+  XDG_CONFIG_HOME            the user's clanka/config.json, AGENTS.md and skills/ (default ~/.config)
   CLANKA_HOME                where sessions and trusted projects are saved ($CLANKA_HOME/sessions,
                              $CLANKA_HOME/trust.json)
   XDG_STATE_HOME             sessions and trust.json in $XDG_STATE_HOME/clanka (default ~/.local/state)

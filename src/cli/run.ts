@@ -1,6 +1,7 @@
 import { defineCommand } from "citty"
 import { readFile } from "node:fs/promises"
 import { createAgent, type Agent } from "../agent/agent.ts"
+import { loadUserContext } from "../agent/user-context.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import { schemaProblem } from "../schema/validate.ts"
 import { ExitCode, UsageError } from "../errors.ts"
@@ -118,6 +119,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
 
+  // The user's AGENTS.md and skills, read here on the agent's side while the executor starts.
+  const userReady = loadUserContext()
   // Several --ssh hosts: the first is the agent's executor, the others its sub-agents' (delegate).
   const sshList = sshHosts(args)
   const hosts = sshList.length > 1 ? await openHosts(args, sshList, { searchLikely: true }) : undefined
@@ -126,7 +129,10 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   const interrupt = catchInterrupts()
   try {
     session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
+    const user = await userReady
+    for (const line of user?.warnings ?? []) process.stderr.write(`clanka: ${visible(line)}\n`)
     const agent = createAgent({
+      ...(user ? { user } : {}),
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(session.history ? { history: session.history } : {}),
       resumedFrom: session.resumedFrom,

@@ -52,9 +52,15 @@ export interface LoadOptions {
 
 /** The user's config file: `$XDG_CONFIG_HOME/clanka/config.json` (default ~/.config). */
 export function userConfigPath(env: Env = process.env): string | undefined {
+  const dir = userConfigDir(env)
+  return dir ? join(dir, "config.json") : undefined
+}
+
+/** The user's clanka directory, `$XDG_CONFIG_HOME/clanka`: config.json, AGENTS.md, skills/. */
+export function userConfigDir(env: Env = process.env): string | undefined {
   // A relative XDG path is invalid by the XDG spec and ignored.
   const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : env.HOME ? join(env.HOME, ".config") : undefined
-  return base ? join(base, "clanka", "config.json") : undefined
+  return base ? join(base, "clanka") : undefined
 }
 
 const cache = new Map<string, LoadedConfig>()

@@ -1,6 +1,6 @@
 import { resolve } from "node:path"
 import { Sandbox } from "../sandbox/sandbox.ts"
-import { readAgentsMd } from "./agents-md.ts"
+import { gatherContext } from "./context.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
@@ -54,17 +54,20 @@ export class LocalExecutor implements Executor {
     // An agent asks for capabilities first: its first script then finds a worker ready. Tool
     // calls alone (`clanka tool`) never start one.
     this.sandbox.warm()
-    const agentsMd = await readAgentsMd(this.directory)
+    const context = await gatherContext(this.directory)
     return {
       toolsDts: this.tools.dts,
-      agentsMd: agentsMd.text,
+      agentsMd: context.agentsMd,
+      instructionsFiles: context.instructionsFiles,
+      skills: context.skills,
+      environment: context.environment,
       supportsSearch: this.tools.has("search"),
       protocolVersion: PROTOCOL_VERSION,
       version: VERSION,
       directory: this.directory,
       sandbox: { mode: this.policy.mode, network: this.policy.network },
       ...(mcp ? { mcpFailures: mcp.failures } : {}),
-      ...(agentsMd.warning ? { warnings: [agentsMd.warning] } : {}),
+      ...(context.warnings.length ? { warnings: context.warnings } : {}),
     }
   }
 

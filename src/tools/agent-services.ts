@@ -19,6 +19,8 @@ export const EmbedParamsSchema = v.object({ texts: v.array(v.string()) })
 const services: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {
   webSearch: (params, signal) => exaSearch(v.parse(WebSearchParamsSchema, params), process.env, signal),
   // Vectors for the executor's search index, with the model chosen by --embed-model (embed.ts).
+  // A script's skill(name) about the user's skills (skills/user.ts), outside a run (exec, tool).
+  skill: async (params) => (await import("../skills/user.ts")).answerUserSkill((await import("../config/load.ts")).userConfigDir(), params),
   embed: async (params, signal) => (await import("./semantic/embed.ts")).embed(v.parse(EmbedParamsSchema, params).texts, signal),
 }
 

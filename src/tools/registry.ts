@@ -8,6 +8,7 @@ import { searchTools } from "./search.ts"
 import { semanticTools } from "./semantic.ts"
 import { toolCalled } from "./semantic/live.ts"
 import { shellTools } from "./shell.ts"
+import { skillTool } from "./skill.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
 import { webTools } from "./web.ts"
@@ -23,6 +24,7 @@ export const builtinTools: readonly Tool[] = [
   ...webTools,
   ...todoTools,
   ...controlTools,
+  skillTool,
 ]
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test"
+import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -66,7 +67,7 @@ test("task mode: every code-mode rule, the declarations, declare const fetch, an
   expect(prompt).toContain("declare function applyPatch(patch: string): Promise<string>")
   expect(prompt).toContain("declare function taskComplete(output: string): Promise<void>")
   expect(prompt).toMatch(/^declare const fetch: /m)
-  expect(prompt).toContain("AGENTS.md (instructions from the repository):\nRun `make lint` before you finish.")
+  expect(prompt).toContain(`--- ${caps.directory}/AGENTS.md ---\nRun \`make lint\` before you finish.`)
   expect(prompt).not.toContain("do not call delegate")
 })
 
@@ -83,10 +84,23 @@ test("a sub-agent's prompt discourages delegating again", async () => {
   expect(prompt).toMatch(ONLY_WHEN_DONE)
 })
 
-test("the fixed part of a request (system prompt and tool schema, without AGENTS.md and prompt) stays under 12,000 characters", async () => {
-  const caps = await realCapabilities()
-  const fixed = buildSystemPrompt({ ...caps, agentsMd: null }) + JSON.stringify(EXECUTE_TOOL)
-  expect(fixed.length).toBeLessThanOrEqual(12_000)
-  // And it is not kept small by leaving the declarations out.
-  expect(fixed.length).toBeGreaterThan(caps.toolsDts.length)
+test("the fixed part of a request (system prompt and tool schema, without instructions files, skills and prompt) stays within 6,500 characters", async () => {
+  // In a repository, as most runs are: the environment section then has its longest form.
+  const dir = mkdtempSync(join(tmpdir(), "clanka-prompt-fixed-"))
+  spawnSync("git", ["init", "-q", "-b", "main"], { cwd: dir })
+  writeFileSync(join(dir, "changed.txt"), "x\n")
+  const executor = new LocalExecutor({ directory: dir, policy: { mode: "workspace-write", network: false, writable: [] } })
+  try {
+    const caps = await executor.capabilities()
+    expect(caps.environment?.git?.branch).toBe("main")
+    const fixed = buildSystemPrompt(caps) + JSON.stringify(EXECUTE_TOOL)
+    expect(fixed).toContain("Working rules:")
+    expect(fixed).toContain("\n- Git repository, branch main, 1 changed file\n")
+    expect(fixed.length).toBeLessThanOrEqual(6_500)
+    // And it is not kept small by leaving the declarations out.
+    expect(fixed.length).toBeGreaterThan(caps.toolsDts.length)
+  } finally {
+    await executor.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

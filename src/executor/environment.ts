@@ -1,0 +1,103 @@
+/**
+ * Facts about the machine the executor runs on, for the system prompt: the model then knows the
+ * OS, the shell its bash() runs, today's date and the state of the repository without spending a
+ * script on them. Gathered by the executor, so over --ssh they are the far side's.
+ *
+ * Everything here is cheap and bounded: git gets one `git status` with a time limit (a huge
+ * repository must not stall the start), and a fact that cannot be had is left out.
+ */
+import { execFile } from "node:child_process"
+import { existsSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { arch, platform, release } from "node:os"
+import { dirname, isAbsolute, join, resolve } from "node:path"
+import type { Environment } from "../contract.ts"
+import { projectDirectories } from "../config/project-files.ts"
+
+/** How long `git status` may take before the start goes on without the number of changed files. */
+export const GIT_STATUS_TIMEOUT_MS = 1_500
+
+export async function gatherEnvironment(directory: string, now = new Date()): Promise<Environment> {
+  const [osName, shell, git] = await Promise.all([osDescription(), shellVersion(), gitFacts(directory)])
+  return {
+    os: platform(),
+    ...(osName ? { osName } : {}),
+    arch: arch(),
+    ...(shell ? { shell } : {}),
+    date: localDate(now),
+    ...(git ? { git } : {}),
+  }
+}
+
+/** YYYY-MM-DD in the executor's time zone. */
+function localDate(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0")
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
+}
+
+let osCache: Promise<string | undefined> | undefined
+/** The distribution on Linux (apt or apk matters to a model), the release elsewhere. */
+function osDescription(): Promise<string | undefined> {
+  return (osCache ??= (async () => {
+    if (platform() === "darwin") return `macOS (Darwin ${release()})`
+    if (platform() !== "linux") return `${platform()} ${release()}`
+    const text = await readFile("/etc/os-release", "utf8").catch(() => "")
+    const pretty = /^PRETTY_NAME=(.*)$/m.exec(text)?.[1]?.replace(/^["']|["']$/g, "").trim()
+    return pretty || undefined
+  })())
+}
+
+let shellCache: Promise<string | undefined> | undefined
+/** The shell bash() runs, with its version ("bash 5.2.15"): macOS's bash 3.2 lacks much. */
+function shellVersion(): Promise<string | undefined> {
+  return (shellCache ??= run("bash", ["-c", 'echo "$BASH_VERSION"'], process.cwd(), 1_000).then((out) => {
+    const version = out?.trim().replace(/\(.*$/, "")
+    return out === undefined ? undefined : version ? `bash ${version}` : "bash"
+  }))
+}
+
+async function gitFacts(directory: string): Promise<Environment["git"] | undefined> {
+  const root = projectDirectories(directory)[0]!
+  const dotGit = join(root, ".git")
+  if (!existsSync(dotGit)) return undefined
+  // --no-optional-locks: never write the index (a read-only sandbox, a concurrent git).
+  const status = await run("git", ["--no-optional-locks", "status", "--porcelain=v1", "-b"], directory, GIT_STATUS_TIMEOUT_MS)
+  if (status !== undefined) {
+    const lines = status.split("\n").filter(Boolean)
+    const head = lines[0]?.startsWith("## ") ? lines.shift()!.slice(3) : ""
+    return { root, branch: branchOf(head), changedFiles: lines.length }
+  }
+  // git is missing, refuses the directory or took too long: the branch still comes from HEAD.
+  const branch = await headBranch(dotGit)
+  return { root, ...(branch ? { branch } : {}) }
+}
+
+/** The branch of `git status -b`'s first line: "main...origin/main [ahead 1]", "No commits yet on main", "HEAD (no branch)". */
+function branchOf(head: string): string | undefined {
+  const fresh = /^(?:No commits yet|Initial commit) on (.+)$/.exec(head)
+  if (fresh) return fresh[1]
+  if (head.startsWith("HEAD (no branch)")) return "(detached HEAD)"
+  return head.split("...")[0]!.split(" ")[0] || undefined
+}
+
+/** The branch HEAD names, reading the files only (.git may be a worktree's "gitdir:" file). */
+async function headBranch(dotGit: string): Promise<string | undefined> {
+  let gitDir = dotGit
+  const file = await readFile(dotGit, "utf8").catch(() => undefined)
+  if (file?.startsWith("gitdir:")) {
+    const target = file.slice(7).trim()
+    gitDir = isAbsolute(target) ? target : resolve(dirname(dotGit), target)
+  }
+  const head = (await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "")).trim()
+  if (head.startsWith("ref: refs/heads/")) return head.slice(16)
+  return head ? "(detached HEAD)" : undefined
+}
+
+/** A command's stdout, or undefined when it fails or outlives `timeoutMs`. */
+function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0" } }, (error, stdout) =>
+      resolve(error ? undefined : stdout),
+    )
+  })
+}
