@@ -114,7 +114,7 @@ export const CapabilitiesSchema = v.looseObject({
   agentsMd: v.nullable(v.string()),
   /** The AGENTS.md chain from the repository root down to the directory, nearest last. */
   instructionsFiles: v.optional(v.array(InstructionsFileSchema)),
-  /** The project's skills (.agents/skills, .claude/skills), by name. */
+  /** The project's skills (.agents/skills, .claude/skills), by name; missing when the executor has no skill tool. */
   skills: v.optional(v.array(SkillSummarySchema)),
   /** Facts about the executor's machine and directory. */
   environment: v.optional(EnvironmentSchema),

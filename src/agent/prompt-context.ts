@@ -59,8 +59,13 @@ export function instructionsSection(files: readonly InstructionsFile[]): string 
   return [heading, ...files.map((file) => `--- ${file.path} ---\n${file.text.trim()}`)].join("\n\n")
 }
 
-/** The project's skills and the user's, by name; the project's win a name both have. */
+/**
+ * The project's skills and the user's, by name; the project's win a name both have. None when the
+ * executor sends no `skills` (an older one, or one without the skill tool): scripts there have no
+ * skill() to load them with.
+ */
 export function skillsOf(caps: { skills?: SkillSummary[] | undefined }, user: UserContext | undefined): SkillSummary[] {
+  if (caps.skills === undefined) return []
   const byName = new Map<string, SkillSummary>()
   for (const skill of [...(user?.skills ?? []), ...(caps.skills ?? [])]) byName.set(skill.name, skill)
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -59,7 +59,8 @@ export class LocalExecutor implements Executor {
       toolsDts: this.tools.dts,
       agentsMd: context.agentsMd,
       instructionsFiles: context.instructionsFiles,
-      skills: context.skills,
+      // Without the skill tool (a custom tool set) no skill could be loaded: none are offered.
+      ...(this.tools.has("skill") ? { skills: context.skills } : {}),
       environment: context.environment,
       supportsSearch: this.tools.has("search"),
       protocolVersion: PROTOCOL_VERSION,

@@ -5,8 +5,10 @@
  * carries the skill's files, which the executor copies into its temporary directory, where scripts
  * on any host can read and run them.
  */
-import { readFile, stat } from "node:fs/promises"
+import { readFile, realpath, stat } from "node:fs/promises"
+import { dirname } from "node:path"
 import * as v from "valibot"
+import { inside } from "../executor/agents-md.ts"
 import { findSkills, userSkillRoots } from "./discover.ts"
 import { loadSkill, withinSkill } from "./load.ts"
 
@@ -41,10 +43,14 @@ export async function answerUserSkill(configDir: string | undefined, params: unk
   const known = skills.map((skill) => skill.name)
   if (!summary) return { known }
   const skill = await loadSkill(summary, undefined)
+  // Only what really lives in the skill's folder crosses, maybe to another host: a symlink there
+  // to a key file must not carry the key along.
+  const folder = await realpath(dirname(summary.path))
+  const beside = (await Promise.all(skill.files.map(async (file) => (inside(folder, await realpath(file).catch(() => "")) ? [file] : [])))).flat()
   const files: { path: string; base64: string; executable: boolean }[] = []
   const left: string[] = []
   let bytes = 0
-  for (const path of [summary.path, ...skill.files]) {
+  for (const path of [summary.path, ...beside]) {
     const info = await stat(path)
     if (bytes + info.size > USER_SKILL_MAX_BYTES) {
       left.push(withinSkill(summary.path, path))

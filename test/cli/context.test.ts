@@ -150,6 +150,9 @@ function skillsFixture(name: string) {
   write(join(xdg, "clanka/skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill PDF forms.\n---\nRun scripts/fill.sh.\n")
   write(join(xdg, "clanka/skills/pdf/scripts/fill.sh"), "#!/bin/sh\necho filled by the user skill\n")
   chmodSync(join(xdg, "clanka/skills/pdf/scripts/fill.sh"), 0o755)
+  // A link out of the user's skill folder: its target must not be copied to where scripts run.
+  write(join(base, `${name}-key.pem`), "USER-KEY-MATERIAL\n")
+  symlinkSync(join(base, `${name}-key.pem`), join(xdg, "clanka/skills/pdf/key.pem"))
   return { repo, xdg, outside }
 }
 
@@ -186,6 +189,7 @@ test("skills: the prompt lists the project's and the user's; skill(name) gives t
   const lines = output.split("\n")
   expect(lines[0]).toBe(`${repo}/.agents/skills/review/SKILL.md ${JSON.stringify([`${repo}/.agents/skills/review/checklist.md`])} "Read the diff, then checklist.md."`)
   expect(lines[1]).toBe("- tests pass")
+  // fill.sh only: key.pem links out of the skill's folder.
   expect(lines.slice(3, 5)).toEqual(["Run scripts/fill.sh. 1", "filled by the user skill"])
   expect(output).toContain('skill: no skill "nope"; the skills are: lint, pdf, review\n')
   expect(output).toContain('skill: no skill "evil"; the skills are: lint, pdf, review\n')
