@@ -96,7 +96,7 @@ async function headBranch(dotGit: string): Promise<string | undefined> {
 /** A command's stdout, or undefined when it fails or outlives `timeoutMs`. */
 function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: "C", GIT_OPTIONAL_LOCKS: "0" } }, (error, stdout) =>
+    execFile(command, args, { cwd, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: "C" } }, (error, stdout) =>
       resolve(error ? undefined : stdout),
     )
   })

@@ -1,0 +1,20 @@
+// The instructions files share one budget: the nearest file (the most specific) is kept whole,
+// the farther ones are cut, and the user is told which.
+import { expect, test } from "bun:test"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { INSTRUCTIONS_MAX_CHARS, readInstructionsChain } from "../../src/executor/agents-md.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+test("past the budget the farthest AGENTS.md is cut, the nearest kept whole", async () => {
+  const repo = temporaryDirectory("clanka-agents-chain-")
+  mkdirSync(join(repo, ".git"))
+  mkdirSync(join(repo, "app"))
+  writeFileSync(join(repo, "AGENTS.md"), "r".repeat(INSTRUCTIONS_MAX_CHARS))
+  writeFileSync(join(repo, "app/AGENTS.md"), "n".repeat(1000))
+  const { files, warnings } = await readInstructionsChain(join(repo, "app"))
+  expect(files.map((file) => file.path)).toEqual([join(repo, "AGENTS.md"), join(repo, "app/AGENTS.md")])
+  expect(files[1]!.text).toBe("n".repeat(1000))
+  expect(files[0]!.text).toBe(`${"r".repeat(INSTRUCTIONS_MAX_CHARS - 1000)}\n[cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters]`)
+  expect(warnings).toEqual([`../AGENTS.md was cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters`])
+})
