@@ -73,11 +73,11 @@ export async function connectAll(servers: ServerStart[], onClose?: () => void): 
   for (const connection of connected) live.set(connection.server, connection)
   if (!registered) {
     registered = true
-    registerAgentService("mcp", async (params, signal) => {
+    registerAgentService("mcp", async (params, signal, images) => {
       const call = v.parse(McpCallParamsSchema, params)
       const connection = live.get(call.server)
       if (!connection) throw new ToolError(`no MCP server "${call.server}" on the agent's side`)
-      return connection.call(call.tool, call.arguments ?? {}, signal)
+      return connection.call(call.tool, call.arguments ?? {}, signal, images)
     })
   }
   return {
