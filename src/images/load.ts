@@ -31,7 +31,8 @@ export class ImageError extends Error {
 }
 
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
+  // Exact while small, so that a size and a limit close to it never read the same.
+  if (bytes < 10 * 1024) return `${bytes} bytes`
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
   return `${(bytes / 1024 / 1024).toFixed(2).replace(/\.?0+$/, "")} MiB`
 }

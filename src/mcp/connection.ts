@@ -94,7 +94,8 @@ export class McpConnection {
     } finally {
       this.inFlight.delete(fail!)
     }
-    const shown: McpImages | undefined = images ? { policy: images, tool: `mcp.${this.server}.${name}` } : undefined
+    const jsName = this.tools.find((tool) => tool.name === name)?.jsName ?? name
+    const shown: McpImages | undefined = images ? { policy: images, tool: `mcp.${this.server}.${jsName}` } : undefined
     return convertResult(result as { content?: unknown; structuredContent?: unknown; isError?: unknown }, shown)
   }
 

@@ -104,7 +104,7 @@ function showImage(block: ContentBlock, images: McpImages | undefined): string |
     const image = checkImage(Buffer.from(block.data ?? "", "base64"), `the image of ${images.tool}`, policy)
     const { bytes: _, ...shown } = image
     policy.receive({ ...shown, tool: images.tool })
-    return "shown to you after this script's output"
+    return "shown after this output"
   } catch (error) {
     if (error instanceof ImageError) return `not shown: ${error.message}`
     throw error
