@@ -10,7 +10,7 @@ import { resolvePath } from "./fs.ts"
 import { defineTool, type Tool } from "./tool.ts"
 
 export const ImageHandleSchema = v.object({
-  path: v.pipe(v.string(), v.description("absolute path of the file")),
+  path: v.string(),
   mediaType: v.picklist(["image/png", "image/jpeg", "image/gif", "image/webp"]),
   width: v.number(),
   height: v.number(),
@@ -21,8 +21,7 @@ export const imageTools: Tool[] = [
   defineTool({
     name: "readImage",
     keepsIndex: true,
-    description:
-      "Look at an image file (PNG, JPEG, GIF or WebP): you see the image after this script's output. Returns what was attached.",
+    description: "Look at an image file (PNG, JPEG, GIF, WebP): you see it after this script's output.",
     params: v.object({ path: v.string() }),
     result: ImageHandleSchema,
     run: async ({ path }, ctx) => {
