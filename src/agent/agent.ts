@@ -163,6 +163,7 @@ export function createAgent(options: AgentOptions): Agent {
           _tag: "AgentStart",
           id,
           prompt,
+          ...(sendOptions.images?.length ? { images: sendOptions.images.map((image) => image.path ?? "") } : {}),
           provider: options.model.provider,
           model: options.model.id,
           sessionId,

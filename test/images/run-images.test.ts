@@ -72,6 +72,7 @@ for (const provider of fakeProviders) {
     const result = await clanka(["run", "--json", "-C", directory, "--image", join(directory, "really-a-png.jpg"), "--image", join(directory, "photo.jpeg"), "what is in these?"], { env })
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", prompt: "what is in these?", images: [join(directory, "really-a-png.jpg"), join(directory, "photo.jpeg")] })
     const body = server!.requests[0]!.body
     const first = provider === "openai" ? body.input[0] : provider === "anthropic" ? body.messages[0] : body.messages[1]
     expect(first).toEqual(promptMessage[provider])
