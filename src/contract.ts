@@ -173,10 +173,38 @@ export const CapabilitiesRequestSchema = v.looseObject({
 })
 export type CapabilitiesRequest = v.InferOutput<typeof CapabilitiesRequestSchema>
 
+/** An image a script shows the model (readImage, an MCP tool's image), as it crosses the wire. */
+export const ScriptImageSchema = v.looseObject({
+  mediaType: v.picklist(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  /** The bytes, base64. */
+  data: v.string(),
+  /** SHA-256 of the bytes, hex. */
+  sha256: v.string(),
+  width: v.number(),
+  height: v.number(),
+  /** Absolute path on the executor's host (readImage). */
+  path: v.optional(v.string()),
+  /** The MCP tool that returned it (`mcp.server.tool`). */
+  tool: v.optional(v.string()),
+})
+export type ScriptImage = v.InferOutput<typeof ScriptImageSchema>
+
+/**
+ * What the agent does with a script's images: takes them up to a size (Image outputs), or refuses
+ * them with a reason that readImage fails with (a model without image input).
+ */
+export const ImagePolicySchema = v.union([
+  v.looseObject({ maxBytes: v.pipe(v.number(), v.integer(), v.minValue(1)), maxSide: v.optional(v.number()) }),
+  v.looseObject({ refused: v.string() }),
+])
+export type ImagePolicy = v.InferOutput<typeof ImagePolicySchema>
+
 /** Params of the wire's execute request: the tool's input plus the script's time limit. */
 export const ExecuteParamsSchema = v.looseObject({
   ...ExecuteInputSchema.entries,
   timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** Absent: the agent takes no images (an older agent, `clanka exec`): readImage only answers the handle. */
+  images: v.optional(ImagePolicySchema),
 })
 export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
 
@@ -193,7 +221,12 @@ export type SubagentOptions = v.InferOutput<typeof SubagentOptionsSchema>
 /** A service that needs the agent's keys or network (webSearch), answered on the agent's side. */
 export type AgentCall = (service: string, params: unknown) => Promise<unknown>
 
-export interface ExecuteOptions extends ExecuteParams {
+export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutMs"> {
+  /**
+   * Images the script shows the model: `receive` gets each, in order, to go after the script's
+   * output. `refused`: readImage fails with this reason. Absent: images go nowhere.
+   */
+  images?: ImageReceiver | { refused: string }
   /** Called when the script calls taskComplete(summary). */
   onTaskComplete(summary: string): void
   /**
@@ -231,6 +264,12 @@ export interface Executor {
    */
   executeUnsafe(tool: string, params: unknown, options?: { onAgentCall?: AgentCall }): Promise<unknown>
   close(): Promise<void>
+}
+
+export interface ImageReceiver {
+  maxBytes: number
+  maxSide?: number
+  receive(image: ScriptImage): void
 }
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 10 * 60 * 1000

@@ -1,6 +1,6 @@
 import { ClankaError, ExitCode } from "../errors.ts"
 import type { Capabilities, Executor } from "../contract.ts"
-import type { Message, Model } from "../providers/model.ts"
+import type { ImagePart, Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { errorMessage } from "../util/error-message.ts"
 import type { AgentEvent } from "./events.ts"
@@ -64,6 +64,8 @@ export interface AgentOptions {
 export interface SendOptions {
   /** Aborting stops the run: the model stream and the running script; it ends with AgentError 130. */
   signal?: AbortSignal
+  /** Images shown with the prompt (--image), already checked against the model's limits. */
+  images?: ImagePart[]
 }
 
 export interface Agent {
@@ -83,6 +85,11 @@ export interface Agent {
 
 export const DEFAULT_TURN_TIMEOUT_MS = 300_000
 
+/** Whether a history has images to read again (a resumed session's) or to take out (a model without image input). */
+function needsRestore(history: readonly Message[], model: Model): boolean {
+  return history.some((message) => message.role !== "assistant" && message.images?.some((image) => !model.imageInput || typeof image.data !== "string"))
+}
+
 function shortId(): string {
   return crypto.randomUUID().slice(0, 8)
 }
@@ -94,6 +101,18 @@ export function createAgent(options: AgentOptions): Agent {
   const steering: string[] = []
   let capabilities: Promise<Capabilities> | undefined
   let hostsReady: Promise<HostEntry[]> | undefined
+  /** The images of a resumed history, read again once (session/images.ts). */
+  let imagesRestored: Promise<void> | undefined
+  const restoreImages = (signal: AbortSignal) =>
+    (imagesRestored ??= needsRestore(history, options.model)
+      ? import("../session/images.ts")
+          .then(({ restoreImages }) => restoreImages(history, options.model, options.executor, signal))
+          // Interrupted: the next prompt tries again.
+          .catch((error) => {
+            imagesRestored = undefined
+            throw error
+          })
+      : Promise.resolve())
   let running = false
   let subagentCounter = 0
   const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
@@ -146,6 +165,7 @@ export function createAgent(options: AgentOptions): Agent {
           _tag: "AgentStart",
           id,
           prompt,
+          ...(sendOptions.images?.length ? { images: sendOptions.images.map((image) => image.path ?? "") } : {}),
           provider: options.model.provider,
           model: options.model.id,
           sessionId,
@@ -179,8 +199,10 @@ export function createAgent(options: AgentOptions): Agent {
           maxSubagents: options.maxSubagents ?? DEFAULT_MAX_SUBAGENTS,
           ...(options.user ? { user: options.user } : {}),
         }
-        history.push({ role: "user", content: prompt })
-        session?.message({ role: "user", content: prompt })
+        await restoreImages(controller.signal)
+        const first: Message = { role: "user", content: prompt, ...(sendOptions.images?.length ? { images: sendOptions.images } : {}) }
+        history.push(first)
+        session?.message(first)
         const result = await runLoop(shared, {
           id,
           depth: 0,
@@ -244,6 +266,7 @@ export function createAgent(options: AgentOptions): Agent {
     try {
       const caps = await (capabilities ??= options.executor.capabilities())
       const signal = sendOptions.signal ?? new AbortController().signal
+      await restoreImages(signal)
       const shared = { turnTimeoutMs: options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS, retry: { ...DEFAULT_RETRY, ...options.retry } }
       const usage = new UsageTotals(options.model)
       try {

@@ -31,8 +31,27 @@ const TOOL_TOKENS = Math.ceil(JSON.stringify(EXECUTE_TOOL).length / CHARS_PER_TO
 
 function itemTokens(messages: readonly Message[], from = 0): number {
   let chars = 0
-  for (let i = from; i < messages.length; i++) chars += JSON.stringify(messages[i]).length
-  return Math.ceil(chars / CHARS_PER_TOKEN) + (messages.length - from) * TOKENS_PER_ITEM
+  let images = 0
+  for (let i = from; i < messages.length; i++) {
+    const message = messages[i]!
+    if (message.role === "assistant" || !message.images?.length) chars += JSON.stringify(message).length
+    else {
+      // An image costs what its pixels do, not its base64 text.
+      chars += JSON.stringify({ ...message, images: undefined }).length
+      for (const image of message.images) images += imageTokens(image.width, image.height)
+    }
+  }
+  return Math.ceil(chars / CHARS_PER_TOKEN) + images + (messages.length - from) * TOKENS_PER_ITEM
+}
+
+/**
+ * Tokens of an image, as Anthropic counts them (width × height / 750, after scaling to at most
+ * 1568 px a side and about 1.15 megapixels); OpenAI's tiles come to about as much.
+ */
+export function imageTokens(width: number, height: number): number {
+  const pixels = Math.max(1, width * height)
+  const scale = Math.min(1, 1568 / Math.max(width, height, 1), Math.sqrt(1_150_000 / pixels))
+  return Math.ceil((pixels * scale * scale) / 750)
 }
 
 /** Estimated input tokens of a request with this system prompt and history. */
@@ -75,7 +94,7 @@ export function tailStart(messages: readonly Message[], keepTokens: number): num
 function renderForSummary(messages: readonly Message[], maxChars: number): string {
   const parts: string[] = []
   for (const message of messages) {
-    if (message.role === "user") parts.push(`[user]\n${clip(message.content, 8_000)}`)
+    if (message.role === "user") parts.push(`[user]\n${clip(message.content, 8_000)}${imagesNote(message.images?.length ?? 0)}`)
     else if (message.role === "tool") parts.push(`[script output]\n${clip(message.content, 4_000)}`)
     else {
       for (const item of message.content) {
@@ -88,6 +107,10 @@ function renderForSummary(messages: readonly Message[], maxChars: number): strin
     }
   }
   return clip(parts.join("\n\n"), maxChars)
+}
+
+function imagesNote(count: number): string {
+  return count === 0 ? "" : `\n[${count === 1 ? "an image was" : `${count} images were`} attached]`
 }
 
 export function summaryRequest(older: readonly Message[], compactAt: number): Message[] {

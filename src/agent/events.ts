@@ -50,6 +50,8 @@ export type AgentEvent =
       _tag: "AgentStart"
       id: string
       prompt: string
+      /** Absolute paths of the images shown with the prompt (--image); absent without any. */
+      images?: string[]
       provider: string
       model: string
       sessionId: string

@@ -1,6 +1,7 @@
 import { ClankaError, ExitCode } from "../errors.ts"
 import { CancelledError, EXECUTE_TOOL, type Executor, SCRIPT_FIELD, ScriptError, scriptOf, ToolError } from "../contract.ts"
-import type { Message, Model, ToolSpec } from "../providers/model.ts"
+import type { ImagePart, Message, Model, ToolSpec } from "../providers/model.ts"
+import { ScriptImages } from "./script-images.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import type { ContentPart } from "./events.ts"
@@ -149,7 +150,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         if (result.stopped) {
           // The model gets what the script printed before it was stopped, so a conversation
           // goes on from the truth.
-          answer(run, call, result.output)
+          answer(run, call, result.output, result.images)
           throw result.stopped
         }
         let content = result.output
@@ -167,7 +168,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
             }
           }
         }
-        answer(run, call, content)
+        answer(run, call, content, result.images)
         // taskComplete ends the run after the current script: later scripts do not run.
         if (completed !== undefined) break
         checkBudget(shared)
@@ -199,9 +200,9 @@ function checkBudget(shared: LoopShared): void {
  * The one place a tool result is recorded: the model gets `content`, and an `execute` call (whose
  * Script block the stream showed) gets the same text as its ScriptOutput.
  */
-function answer(run: LoopRun, call: ToolCall, content: string): void {
+function answer(run: LoopRun, call: ToolCall, content: string, images?: ImagePart[]): void {
   if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content })
-  addMessage(run, { role: "tool", toolCallId: call.id, content })
+  addMessage(run, { role: "tool", toolCallId: call.id, content, ...(images?.length ? { images } : {}) })
 }
 
 /** Every history item goes through here, so a session saves it as it is added. */
@@ -337,6 +338,8 @@ async function turnWithRetries(shared: TurnSettings, run: LoopRun, tools: ToolSp
  */
 interface ToolCallResult {
   output: string
+  /** What the script showed the model (readImage, MCP tools), to go after `output`. */
+  images?: ImagePart[]
   summary?: string
   /** The run must stop (interrupted, executor lost); `output` is what the script printed until then. */
   stopped?: RunError
@@ -352,6 +355,8 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   }
 
   const cap = new OutputCap(shared.outputLimitBytes)
+  const shown = new ScriptImages(run.model)
+  const images = shown.policy
   let summary: string | undefined
   let failure: string | undefined
   let stopped: { error: RunError; note: string } | undefined
@@ -361,10 +366,12 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       signal: run.signal,
       onTaskComplete: (text) => (summary = text),
       onSubagent: (prompt, options) => runSubagent(shared, run, prompt, options?.host),
+      images,
       onAgentCall: async (service, params) => {
         if (service === "hosts") return listHosts(shared.hosts, shared.host)
         if (service === "skill") return (await import("../skills/user.ts")).answerUserSkill(shared.user?.dir, params)
-        return (await import("../tools/agent-services.ts")).runAgentService(service, params, run.signal)
+        // An agent-side MCP tool's images go to this script's images too.
+        return (await import("../tools/agent-services.ts")).runAgentService(service, params, run.signal, images)
       },
     })) {
       cap.push(text)
@@ -378,12 +385,13 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
       stopped = { error: new RunError(error.message, error.exitCode), note: `[stopped: ${error.message}]` }
     else throw error
   }
-  let output = cap.toString()
+  let output = shown.annotate(cap.toString())
   const newline = output && !output.endsWith("\n") ? "\n" : ""
-  if (stopped) return { output: `${output}${newline}${stopped.note}`, stopped: stopped.error }
+  const withImages = shown.images.length ? { images: shown.images } : {}
+  if (stopped) return { output: `${output}${newline}${stopped.note}`, stopped: stopped.error, ...withImages }
   if (failure !== undefined) output += `${newline}The script failed: ${failure}`
   if (!output) output = "(no output)"
-  return summary === undefined ? { output } : { output, summary }
+  return { output, ...withImages, ...(summary === undefined ? {} : { summary }) }
 }
 
 function unknownToolError(shared: LoopShared, name: string): string {

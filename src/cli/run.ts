@@ -8,7 +8,8 @@ import { ExitCode, UsageError } from "../errors.ts"
 import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
 import { chooseOutputFormat, createFormatter, type OutputFormat } from "../output/format.ts"
-import type { Model } from "../providers/model.ts"
+import type { ImagePart, Model } from "../providers/model.ts"
+import { repeated } from "./argv.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
 import { executorArgs, openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
@@ -28,6 +29,7 @@ export default defineCommand({
     "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
     "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
     system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
+    image: { type: "string", description: "show the model an image with the prompt: PNG, JPEG, GIF or WebP (repeatable)", valueHint: "FILE", repeatable: true },
     ...sessionArgs,
     "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
     "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
@@ -74,6 +76,7 @@ interface RunArgs extends SessionFlags {
   "max-budget-usd"?: string
   "compact-at"?: string
   "max-depth"?: string
+  image?: string
 }
 
 /** The config files' model, and the files a model or sub-agent model in use came from. */
@@ -115,6 +118,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   const subagentModel = args["subagent-model"] ? resolveFrom(args["subagent-model"], files.subagentModelFile, "subagentModel") : model
   const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
+  // Checked against the model before anything starts: a file it cannot take is a usage error.
+  const images = args.image === undefined ? undefined : await (await import("../images/prompt.ts")).loadPromptImages(repeated(args.image), model)
 
   const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
   const prompt = interactive ? undefined : await readPrompt(args.prompt)
@@ -151,8 +156,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
-    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal }), print, interrupt)
-    return await converse(agent, print, model, executor, interrupt)
+    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)
+    return await converse(agent, print, model, executor, interrupt, images)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
     await Promise.all((hosts?.map((host) => host.executor) ?? [executor]).map((each) => each.close()))
@@ -189,6 +194,8 @@ async function converse(
   model: Model,
   executor: Executor,
   interrupt: Interrupt,
+  /** --image: shown with the first prompt typed. */
+  images?: ImagePart[],
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
@@ -202,7 +209,9 @@ async function converse(
     const start = (line: string) => {
       current = new AbortController()
       const signal = current.signal
-      turn = consume(agent.send(line, { signal }), print, interrupt).then((code) => {
+      const attached = images
+      images = undefined
+      turn = consume(agent.send(line, { signal, ...(attached ? { images: attached } : {}) }), print, interrupt).then((code) => {
         last = code === ExitCode.interrupted ? ExitCode.ok : code
         current = undefined
         if (!closed) rl.prompt()

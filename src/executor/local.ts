@@ -163,7 +163,7 @@ export class LocalExecutor implements Executor {
   private context(
     signal: AbortSignal,
     processes: ProcessRegistry,
-    options: Pick<ExecuteOptions, "onTaskComplete" | "onSubagent" | "onAgentCall">,
+    options: Pick<ExecuteOptions, "onTaskComplete" | "onSubagent" | "onAgentCall" | "images">,
   ): ToolContext {
     return {
       directory: this.directory,
@@ -173,8 +173,9 @@ export class LocalExecutor implements Executor {
       todos: this.todos,
       onTaskComplete: options.onTaskComplete,
       onSubagent: options.onSubagent,
+      ...(options.images ? { images: options.images } : {}),
       // In this process the agent's side is here: its services run with this process's keys.
-      agentCall: options.onAgentCall ?? ((service, params) => runAgentService(service, params, signal)),
+      agentCall: options.onAgentCall ?? ((service, params) => runAgentService(service, params, signal, options.images)),
     }
   }
 }

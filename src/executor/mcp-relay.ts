@@ -9,12 +9,12 @@
  */
 import { spawn } from "node:child_process"
 import * as v from "valibot"
-import { CapabilitiesRequestSchema, McpCallParamsSchema, type StdioMcpServer } from "../contract.ts"
+import { CapabilitiesRequestSchema, type ExecuteOptions, ExecuteParamsSchema, type ImagePolicy, McpCallParamsSchema, type StdioMcpServer } from "../contract.ts"
 import { ExitCode } from "../errors.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import type { BesidePlace } from "../mcp/beside.ts"
 import { LineWriter, readFrames } from "../protocol/framing.ts"
-import { ErrorCode, OutputNotificationParamsSchema } from "../protocol/messages.ts"
+import { ErrorCode, idKey, OutputNotificationParamsSchema } from "../protocol/messages.ts"
 import { errorMessage } from "../util/error-message.ts"
 
 /** As the agent's client reads: executor output lines can be large (readFile of a big file). */
@@ -31,6 +31,32 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
   /** Ids of this relay's own requests to the executor (agentCallResult): their answers stay here. */
   const own = new Set<string>()
   let nextId = 1
+  /** The executes that take images (their request's `images` has a size): an MCP tool's images go to the agent. */
+  const takesImages = new Map<string, ImagePolicy>()
+
+  /** Notes an execute request's image policy, so the images of the MCP tools it calls here reach the agent. */
+  const noteExecute = (line: string) => {
+    const message = parseMessage(line)
+    if (message?.method !== "execute" || (typeof message.id !== "string" && typeof message.id !== "number")) return
+    const params = v.safeParse(ExecuteParamsSchema, message.params)
+    if (!params.success || !params.output.images) return
+    takesImages.set(idKey(message.id), params.output.images)
+    // Ended executes are not tracked; the oldest of many is long over.
+    if (takesImages.size > 256) takesImages.delete(takesImages.keys().next().value!)
+  }
+
+  /** Where an MCP tool's images go for the execute `id`: to the agent, as that execute's Image outputs. */
+  const imagesFor = (id: string | number): ExecuteOptions["images"] => {
+    const policy = takesImages.get(idKey(id))
+    if (!policy) return undefined
+    if ("refused" in policy && typeof policy.refused === "string") return { refused: policy.refused }
+    const { maxBytes, maxSide } = policy as { maxBytes: number; maxSide?: number }
+    return {
+      maxBytes,
+      ...(maxSide === undefined ? {} : { maxSide }),
+      receive: (image) => toAgent.send({ jsonrpc: "2.0", method: "execute/output", params: { id, output: { _tag: "Image", image } } }),
+    }
+  }
 
   /** A capabilities request naming stdio servers: they start here, their tools go on as agent-side tools. */
   const rewrite = async (line: string): Promise<string> => {
@@ -63,7 +89,7 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
     const { id, service, params } = notification.output.output
     const call = v.safeParse(McpCallParamsSchema, params)
     if (service !== "mcp" || !call.success || !servers.has(call.output.server)) return false
-    const ask = servers.call(call.output.server, call.output.tool, call.output.arguments ?? {})
+    const ask = servers.call(call.output.server, call.output.tool, call.output.arguments ?? {}, undefined, imagesFor(notification.output.id))
     void ask
       .then(
         (result) => ({ id, result }),
@@ -95,6 +121,7 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
         }
         // In order: what follows a capabilities request waits until it is forwarded.
         const line = frame.line.includes('"capabilities"') ? await rewrite(frame.line) : frame.line
+        if (line.includes('"images"')) noteExecute(line)
         await toExecutor.sendLine(line + "\n")
       }
     } catch {

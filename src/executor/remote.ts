@@ -23,6 +23,7 @@ import {
   type CapabilitiesRequest,
   type ExecuteOptions,
   type Executor,
+  type ImagePolicy,
 } from "../contract.ts"
 import { seconds } from "../util/duration.ts"
 import { errorMessage } from "../util/error-message.ts"
@@ -200,7 +201,10 @@ export class RemoteExecutor implements Executor {
         }
       } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
       else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, output.host, options)
-      else this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
+      else if (output._tag === "Image") {
+        // Only an execute that offered to take images gets them.
+        if (options.images && "receive" in options.images) options.images.receive(output.image)
+      } else this.answerAgentCall(output.id, output.service, output.params, options.onAgentCall)
       wake?.()
     }
     const cancel = () => {
@@ -209,7 +213,7 @@ export class RemoteExecutor implements Executor {
     this.client
       .request(
         "execute",
-        { script: options.script, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) },
+        { script: options.script, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.images ? { images: imagePolicy(options.images) } : {}) },
         { onOutput, onSent: (id) => (requestId = id) },
       )
       .then(
@@ -404,4 +408,10 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
+}
+
+/** What crosses the wire of an execute's image receiver: its limits, or the refusal. */
+function imagePolicy(images: NonNullable<ExecuteOptions["images"]>): ImagePolicy {
+  if ("refused" in images) return { refused: images.refused }
+  return { maxBytes: images.maxBytes, ...(images.maxSide === undefined ? {} : { maxSide: images.maxSide }) }
 }

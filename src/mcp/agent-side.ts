@@ -8,7 +8,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import * as v from "valibot"
-import { type AgentMcpTool, McpCallParamsSchema } from "../contract.ts"
+import { type AgentMcpTool, type ExecuteOptions, McpCallParamsSchema } from "../contract.ts"
 import type { HttpMcpServer } from "../config/schema.ts"
 import { ToolError } from "../errors.ts"
 import { registerAgentService } from "../tools/agent-services.ts"
@@ -20,7 +20,7 @@ export interface AgentSideMcp {
   failures: { server: string; error: string }[]
   /** Whether `server` is one of these (connected). */
   has(server: string): boolean
-  call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
+  call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal, images?: ExecuteOptions["images"]): Promise<unknown>
   close(): Promise<void>
 }
 
@@ -73,11 +73,11 @@ export async function connectAll(servers: ServerStart[], onClose?: () => void): 
   for (const connection of connected) live.set(connection.server, connection)
   if (!registered) {
     registered = true
-    registerAgentService("mcp", async (params, signal) => {
+    registerAgentService("mcp", async (params, signal, images) => {
       const call = v.parse(McpCallParamsSchema, params)
       const connection = live.get(call.server)
       if (!connection) throw new ToolError(`no MCP server "${call.server}" on the agent's side`)
-      return connection.call(call.tool, call.arguments ?? {}, signal)
+      return connection.call(call.tool, call.arguments ?? {}, signal, images)
     })
   }
   return {
@@ -92,10 +92,10 @@ export async function connectAll(servers: ServerStart[], onClose?: () => void): 
     ),
     failures,
     has: (server) => connections.has(server),
-    call: async (server, tool, args, signal) => {
+    call: async (server, tool, args, signal, images) => {
       const connection = connections.get(server)
       if (!connection) throw new ToolError(`no MCP server "${server}" here`)
-      return connection.call(tool, args, signal)
+      return connection.call(tool, args, signal, images)
     },
     close: async () => {
       for (const connection of connected) if (live.get(connection.server) === connection) live.delete(connection.server)

@@ -5,11 +5,12 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { ExecuteOptions } from "../contract.ts"
 import { ToolError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { VERSION } from "../version.ts"
 import { assignJsNames, type McpToolInfo } from "./declarations.ts"
-import { convertResult } from "./tools.ts"
+import { convertResult, type McpImages } from "./tools.ts"
 
 export const DEFAULT_STARTUP_TIMEOUT_SEC = 10
 /** A tool call may run as long as a script may (the SDK's own default is 60 s). */
@@ -75,8 +76,11 @@ export class McpConnection {
     this.tools = listed.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))
   }
 
-  /** Calls a tool; the result converted for scripts, an `isError` result or a lost server thrown. */
-  async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+  /**
+   * Calls a tool; the result converted for scripts, an `isError` result or a lost server thrown.
+   * Images in the result go where the execute's `images` policy says.
+   */
+  async call(name: string, args: Record<string, unknown>, signal?: AbortSignal, images?: ExecuteOptions["images"]): Promise<unknown> {
     if (this.gone) throw new ToolError(`the MCP server "${this.server}" is not running: it ${this.gone}${this.tail()}`)
     let result
     let fail: ((error: Error) => void) | undefined
@@ -90,7 +94,9 @@ export class McpConnection {
     } finally {
       this.inFlight.delete(fail!)
     }
-    return convertResult(result as { content?: unknown; structuredContent?: unknown; isError?: unknown })
+    const jsName = this.tools.find((tool) => tool.name === name)?.jsName ?? name
+    const shown: McpImages | undefined = images ? { policy: images, tool: `mcp.${this.server}.${jsName}` } : undefined
+    return convertResult(result as { content?: unknown; structuredContent?: unknown; isError?: unknown }, shown)
   }
 
   /** A ping that fails in time means the server is gone: the calls waiting on it fail. */

@@ -72,7 +72,7 @@ export class ExecutorMcp {
   get tools(): Tool[] {
     return mcpTools([...this.stdioInfos, ...this.agentInfos], async (info, args, ctx) => {
       const connection = this.connections.get(info.server)
-      if (connection) return connection.call(info.name, args, ctx.signal)
+      if (connection) return connection.call(info.name, args, ctx.signal, ctx.images)
       return ctx.agentCall("mcp", { server: info.server, tool: info.name, arguments: args })
     })
   }

@@ -2,10 +2,13 @@
  * MCP tools as sandbox tools: `mcp.<server>.<tool>` entries of the executor's ToolRegistry, whose
  * arguments are checked against the tool's JSON Schema before the call (the same InvalidParamsError
  * a built-in tool gives), and `mcp.describe`. Results become what a script wants: text as a string,
- * structured content as an object, images and resources as short placeholders.
+ * structured content as an object, images and resources as short placeholders. An image is also
+ * shown to the model after the script's output, when the run's model takes images.
  */
 import * as v from "valibot"
+import type { ExecuteOptions } from "../contract.ts"
 import { ToolError } from "../errors.ts"
+import { checkImage, ImageError } from "../images/load.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { describeTool, type McpToolInfo } from "./declarations.ts"
@@ -71,24 +74,50 @@ interface ContentBlock {
   resource?: { uri?: string; mimeType?: string; text?: string; blob?: string }
 }
 
-/** A CallToolResult as the script gets it; `isError` throws with the server's text. */
-export function convertResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): unknown {
-  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : []
-  if (result.isError) {
-    const text = blocks.map(placeholder).join("\n").trim()
-    throw new ToolError(text || "the tool reported an error without a message")
-  }
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent
-  return blocks.map(placeholder).join("\n")
+/** Where a call's images go: the execute's image policy, and the tool's name for the model (`mcp.server.tool`). */
+export interface McpImages {
+  policy: ExecuteOptions["images"]
+  tool: string
 }
 
-function placeholder(block: ContentBlock): string {
+/**
+ * A CallToolResult as the script gets it; `isError` throws with the server's text. Its images go
+ * to `images` (each one's placeholder then says so, or why it was not shown).
+ */
+export function convertResult(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }, images?: McpImages): unknown {
+  const blocks = Array.isArray(result.content) ? (result.content as ContentBlock[]) : []
+  if (result.isError) {
+    const text = blocks.map((block) => placeholder(block)).join("\n").trim()
+    throw new ToolError(text || "the tool reported an error without a message")
+  }
+  const lines = blocks.map((block) => placeholder(block, block.type === "image" ? showImage(block, images) : undefined))
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent
+  return lines.join("\n")
+}
+
+/** Hands an image block to the model; what its placeholder adds (undefined: there is no model to show it to). */
+function showImage(block: ContentBlock, images: McpImages | undefined): string | undefined {
+  const policy = images?.policy
+  if (!policy) return undefined
+  if ("refused" in policy) return `not shown: ${policy.refused}`
+  try {
+    const image = checkImage(Buffer.from(block.data ?? "", "base64"), `the image of ${images.tool}`, policy)
+    const { bytes: _, ...shown } = image
+    policy.receive({ ...shown, tool: images.tool })
+    return "shown after this output"
+  } catch (error) {
+    if (error instanceof ImageError) return `not shown: ${error.message}`
+    throw error
+  }
+}
+
+function placeholder(block: ContentBlock, note?: string): string {
   switch (block.type) {
     case "text":
       return block.text ?? ""
     case "image":
     case "audio":
-      return `[${block.type}: ${block.mimeType ?? "unknown type"}, ${base64Bytes(block.data)} bytes]`
+      return `[${block.type}: ${block.mimeType ?? "unknown type"}, ${base64Bytes(block.data)} bytes${note ? `, ${note}` : ""}]`
     case "resource_link":
       return `[resource link: ${block.name ? `${block.name} ` : ""}${block.uri ?? ""}]`
     case "resource": {

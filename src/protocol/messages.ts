@@ -4,7 +4,7 @@
  * The capabilities and the execute request are the Executor contract's own (src/contract.ts).
  */
 import * as v from "valibot"
-import { CapabilitiesRequestSchema } from "../contract.ts"
+import { CapabilitiesRequestSchema, ScriptImageSchema } from "../contract.ts"
 
 /** JSON-RPC error codes used by the protocol. */
 export const ErrorCode = {
@@ -66,6 +66,8 @@ export const OutputSchema = v.variant("_tag", [
   v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string(), host: v.optional(v.string()) }),
   /** A script asks for an agent-side service (webSearch); answered with agentCallResult. */
   v.looseObject({ _tag: v.literal("AgentCall"), id: RequestIdSchema, service: v.string(), params: v.unknown() }),
+  /** An image the script shows the model; sent only to an execute whose request had `images` with a size. */
+  v.looseObject({ _tag: v.literal("Image"), image: ScriptImageSchema }),
 ])
 export type Output = v.InferOutput<typeof OutputSchema>
 

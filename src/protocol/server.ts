@@ -4,7 +4,7 @@
  * input ends, running executes are cancelled, the executor is closed, and the promise resolves.
  */
 import * as v from "valibot"
-import { type AgentCall, CancelledError, ExecuteParamsSchema, type Executor, InvalidParamsError, ScriptError, ToolError, UnknownToolError } from "../contract.ts"
+import { type AgentCall, CancelledError, type ExecuteOptions, ExecuteParamsSchema, type ImagePolicy, type ScriptImage, type Executor, InvalidParamsError, ScriptError, ToolError, UnknownToolError } from "../contract.ts"
 import { formatIssues } from "../errors.ts"
 import { PROTOCOL_VERSION } from "../version.ts"
 import { DEFAULT_MAX_LINE_BYTES, LineWriter, readFrames, type Sink } from "./framing.ts"
@@ -50,6 +50,17 @@ interface Waiting {
   executeKey: string
   resolve(value: unknown): void
   reject(error: Error): void
+}
+
+/**
+ * The execute's image policy as the executor uses it. Each image goes after what was printed
+ * before it, in a notification of its own (a line as long as the image in base64: the agent's
+ * reader takes far longer lines).
+ */
+function imageReceiver(policy: ImagePolicy, send: (image: ScriptImage) => void): NonNullable<ExecuteOptions["images"]> {
+  if ("refused" in policy && typeof policy.refused === "string") return { refused: policy.refused }
+  const { maxBytes, maxSide } = policy as { maxBytes: number; maxSide?: number }
+  return { maxBytes, ...(maxSide === undefined ? {} : { maxSide }), receive: send }
 }
 
 export async function serveExecutor(
@@ -106,7 +117,7 @@ export async function serveExecutor(
   }
 
   async function runExecute(id: RequestId, raw: unknown): Promise<unknown> {
-    const { script, timeoutMs } = params("execute", ExecuteParamsSchema, raw)
+    const { script, timeoutMs, images } = params("execute", ExecuteParamsSchema, raw)
     const key = idKey(id)
     const controller = new AbortController()
     let text = ""
@@ -125,6 +136,7 @@ export async function serveExecutor(
         script,
         timeoutMs,
         signal: controller.signal,
+        ...(images === undefined ? {} : { images: imageReceiver(images, (image) => (flushText(), notify({ _tag: "Image", image }))) }),
         onTaskComplete(summary) {
           flushText()
           notify({ _tag: "TaskComplete", summary })

@@ -15,6 +15,7 @@ import type { Anthropic as AnthropicClient } from "@anthropic-ai/sdk"
 import type { Stream } from "@anthropic-ai/sdk/core/streaming"
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
   RawMessageStreamEvent,
@@ -24,8 +25,8 @@ import type {
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
-import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
-import { canonicalModelId, modelInfo } from "./prices.ts"
+import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
+import { canonicalModelId, modelInfo, takesImages } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
@@ -51,6 +52,12 @@ interface AnthropicReasoningData {
 
 const ANTHROPIC_URL = "https://api.anthropic.com"
 
+/**
+ * The Messages API refuses an image whose base64 text passes 5 MiB (so 3.75 MiB of bytes), or
+ * with a side over 8000 px.
+ */
+export const ANTHROPIC_IMAGES: ImageInput = { maxBytes: (5 * 1024 * 1024 * 3) / 4, maxSide: 8000 }
+
 export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
   const apiKey = env.ANTHROPIC_API_KEY
   if (!apiKey) throw new UsageError("ANTHROPIC_API_KEY is not set: export it to use anthropic models")
@@ -69,6 +76,7 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
     id: spec.model,
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
     contextWindow: info?.contextWindow ?? null,
+    ...(takesImages("anthropic", spec.model) ? { imageInput: ANTHROPIC_IMAGES } : {}),
     async *stream(request) {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
@@ -129,10 +137,12 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
     else out.push({ role, content: blocks })
   }
   for (const message of messages) {
-    if (message.role === "user") push("user", [{ type: "text", text: message.content }])
-    else if (message.role === "tool")
-      push("user", [{ type: "tool_result", tool_use_id: message.toolCallId, content: message.content }])
-    else {
+    // Images before the text, as Anthropic advises for a user's message; after a script's output.
+    if (message.role === "user") push("user", [...imageBlocks(message.images), { type: "text", text: message.content }])
+    else if (message.role === "tool") {
+      const content = message.images?.length ? [{ type: "text" as const, text: message.content }, ...imageBlocks(message.images)] : message.content
+      push("user", [{ type: "tool_result", tool_use_id: message.toolCallId, content }])
+    } else {
       const blocks: ContentBlockParam[] = []
       for (const part of message.content) {
         if (part.type === "text") {
@@ -160,6 +170,10 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
     marked++
   }
   return out
+}
+
+function imageBlocks(images: readonly ImagePart[] | undefined): ImageBlockParam[] {
+  return (images ?? []).map((image) => ({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } }))
 }
 
 function stopReason(reason: StopReason | null): "tool" | "end" | "length" {

@@ -24,10 +24,38 @@ export type AssistantContent =
   | { type: "reasoning"; text: string; providerData?: unknown }
   | { type: "tool-call"; id: string; name: string; input: unknown }
 
+/**
+ * An image the model is shown: after a user message's text (--image) or a tool result's (a
+ * script's readImage, an MCP tool's image). A saved session keeps all but `data`; resuming reads
+ * the file at `path` again and checks it against `sha256` (session/images.ts).
+ */
+export interface ImagePart {
+  mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+  /** The bytes, base64. */
+  data: string
+  /** SHA-256 of the bytes, hex. */
+  sha256: string
+  width: number
+  height: number
+  /** Absolute path of the file it was read from; absent for an MCP tool's image. */
+  path?: string
+  /** Who read it: the agent (--image, a path on this machine), a script (a path on the executor's host), an MCP tool. */
+  from: "prompt" | "script" | "mcp"
+  /** The MCP tool that returned it (`mcp.server.tool`). */
+  tool?: string
+}
+
 export type Message =
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ImagePart[] }
   | { role: "assistant"; content: AssistantContent[]; providerData?: unknown }
-  | { role: "tool"; toolCallId: string; content: string }
+  | { role: "tool"; toolCallId: string; content: string; images?: ImagePart[] }
+
+export interface ImageInput {
+  /** The largest image file the API takes, in bytes. */
+  maxBytes: number
+  /** The longest side in pixels the API takes, when it refuses larger images (rather than scaling them). */
+  maxSide?: number
+}
 
 export interface ToolSpec {
   name: string
@@ -62,6 +90,8 @@ export interface Model {
   effort?: string
   /** Context window in tokens, or null when unknown. */
   contextWindow: number | null
+  /** Image input the model takes; absent when it takes none (a request with an image would fail). */
+  imageInput?: ImageInput
   stream(request: StreamRequest): AsyncIterable<Part>
 }
 

@@ -7,13 +7,15 @@
 import type { OpenAI as OpenAIClient } from "openai"
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
-import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
+import type { ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
+import { dataUrl, OPENAI_IMAGES } from "./openai.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 import { parseToolInput } from "./tool-input.ts"
 
@@ -38,6 +40,9 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
     id: spec.model,
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
     contextWindow: null,
+    // Whether the served model sees images is unknown here: assumed, as OpenAI's limits; a server
+    // without vision answers the request with its own error.
+    imageInput: OPENAI_IMAGES,
     async *stream(request) {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
@@ -69,13 +74,29 @@ function chatRequest(spec: ModelSpec, request: StreamRequest): ChatCompletionCre
   }
 }
 
+/**
+ * Chat Completions takes images only in user messages: a tool result's images follow the run of
+ * tool messages they belong to, in one user message.
+ */
+const TOOL_IMAGES_NOTE = "Images from the script output above:"
+
 function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: "system", content: system }]
+  let toolImages: ImagePart[] = []
+  const flushToolImages = () => {
+    if (toolImages.length === 0) return
+    out.push({ role: "user", content: [{ type: "text", text: TOOL_IMAGES_NOTE }, ...imageParts(toolImages)] })
+    toolImages = []
+  }
   for (const message of messages) {
-    if (message.role === "user") out.push({ role: "user", content: message.content })
-    else if (message.role === "tool")
+    if (message.role !== "tool") flushToolImages()
+    if (message.role === "user") {
+      if (!message.images?.length) out.push({ role: "user", content: message.content })
+      else out.push({ role: "user", content: [{ type: "text", text: message.content }, ...imageParts(message.images)] })
+    } else if (message.role === "tool") {
       out.push({ role: "tool", tool_call_id: message.toolCallId, content: message.content })
-    else {
+      toolImages.push(...(message.images ?? []))
+    } else {
       const text = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
       const calls = message.content.flatMap((p) =>
         p.type === "tool-call"
@@ -86,7 +107,12 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
       out.push({ role: "assistant", content: text === "" ? null : text, ...(calls.length ? { tool_calls: calls } : {}) })
     }
   }
+  flushToolImages()
   return out
+}
+
+function imageParts(images: readonly ImagePart[]): ChatCompletionContentPart[] {
+  return images.map((image) => ({ type: "image_url", image_url: { url: dataUrl(image) } }))
 }
 
 interface Call {

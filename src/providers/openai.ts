@@ -21,8 +21,8 @@ import type {
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
-import type { Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
-import { contextWindow } from "./prices.ts"
+import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
+import { contextWindow, takesImages } from "./prices.ts"
 import { parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
@@ -39,6 +39,14 @@ function isReasoningModel(spec: ModelSpec): boolean {
 }
 
 const OPENAI_URL = "https://api.openai.com/v1"
+
+/** OpenAI takes images up to 20 MB each (larger sides are scaled down, not refused). */
+export const OPENAI_IMAGES: ImageInput = { maxBytes: 20 * 1024 * 1024 }
+
+/** An image as a data URL, the form the OpenAI APIs take inline. */
+export function dataUrl(image: ImagePart): string {
+  return `data:${image.mediaType};base64,${image.data}`
+}
 
 export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
   const apiKey = env.OPENAI_API_KEY
@@ -57,6 +65,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
     id: spec.model,
     ...(spec.effort === undefined ? {} : { effort: spec.effort }),
     contextWindow: contextWindow("openai", spec.model),
+    ...(takesImages("openai", spec.model) ? { imageInput: OPENAI_IMAGES } : {}),
     async *stream(request) {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
@@ -96,10 +105,14 @@ function responsesRequest(spec: ModelSpec, request: StreamRequest): ResponseCrea
 function toResponsesInput(messages: Message[]): ResponseInputItem[] {
   const input: ResponseInputItem[] = []
   for (const message of messages) {
-    if (message.role === "user") input.push({ role: "user", content: message.content })
-    else if (message.role === "tool")
-      input.push({ type: "function_call_output", call_id: message.toolCallId, output: message.content })
-    else
+    if (message.role === "user") {
+      if (!message.images?.length) input.push({ role: "user", content: message.content })
+      else input.push({ role: "user", content: [{ type: "input_text", text: message.content }, ...inputImages(message.images)] })
+    } else if (message.role === "tool") {
+      // A function call's output may be a list of text and images: the images follow the text.
+      const output = message.images?.length ? [{ type: "input_text" as const, text: message.content }, ...inputImages(message.images)] : message.content
+      input.push({ type: "function_call_output", call_id: message.toolCallId, output })
+    } else
       for (const part of message.content) {
         if (part.type === "text") {
           if (part.text !== "") input.push({ role: "assistant", content: part.text })
@@ -118,6 +131,10 @@ function toResponsesInput(messages: Message[]): ResponseInputItem[] {
       }
   }
   return input
+}
+
+function inputImages(images: readonly ImagePart[]): { type: "input_image"; image_url: string; detail: "auto" }[] {
+  return images.map((image) => ({ type: "input_image", image_url: dataUrl(image), detail: "auto" }))
 }
 
 function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage {

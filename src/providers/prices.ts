@@ -12,6 +12,8 @@ interface ModelInfo {
   contextWindow: number
   /** Largest max_tokens the model accepts (Anthropic requests need one). */
   maxOutput?: number
+  /** False for a model that takes no image input; every other model here takes images. */
+  vision?: false
 }
 
 /** Anthropic: cacheWrite is the 5-minute ephemeral cache write price. */
@@ -23,7 +25,7 @@ const anthropic: Record<string, ModelInfo> = {
   "claude-sonnet-4": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000, maxOutput: 64_000 },
   "claude-3-7-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000, maxOutput: 64_000 },
   "claude-haiku-4-5": { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, contextWindow: 200_000, maxOutput: 64_000 },
-  "claude-3-5-haiku": { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, contextWindow: 200_000, maxOutput: 8_192 },
+  "claude-3-5-haiku": { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, contextWindow: 200_000, maxOutput: 8_192, vision: false },
 }
 
 /** OpenAI bills no cache writes: a written token costs the plain input price. */
@@ -61,6 +63,14 @@ export function modelInfo(provider: string, modelId: string): ModelInfo | null {
   const table = tables[provider]
   if (!table) return null
   return table[modelId] ?? table[canonicalModelId(modelId)] ?? null
+}
+
+/**
+ * Whether the model takes images: false only for a model this table knows to take none. A model
+ * outside the table is given the benefit of the doubt (its API answers a clear error if not).
+ */
+export function takesImages(provider: string, modelId: string): boolean {
+  return modelInfo(provider, modelId)?.vision !== false
 }
 
 export function contextWindow(provider: string, modelId: string): number | null {

@@ -11,6 +11,7 @@ import type { AgentEvent } from "../agent/events.ts"
 import type { Message } from "../providers/model.ts"
 import { VERSION } from "../version.ts"
 import { ClankaError, ExitCode } from "../errors.ts"
+import { savedMessage } from "./images.ts"
 import { Redactor } from "./redact.ts"
 import { hostName, readTranscriptText, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
@@ -151,7 +152,7 @@ export class SessionRecorder implements SessionSink {
       this.outputSaved.delete(message.toolCallId)
       this.endOutput(message.toolCallId)
     }
-    this.write({ type: "message", message })
+    this.write({ type: "message", message: savedMessage(message) })
   }
 
   output(call: string, text: string): void {
@@ -164,7 +165,7 @@ export class SessionRecorder implements SessionSink {
   }
 
   compaction(history: Message[]): void {
-    this.write({ type: "compaction", history })
+    this.write({ type: "compaction", history: history.map(savedMessage) })
   }
 
   spent(costUsd: number | null): void {

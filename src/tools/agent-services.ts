@@ -5,6 +5,7 @@
  * will serve embeddings and remote MCP servers.
  */
 import * as v from "valibot"
+import type { ExecuteOptions } from "../contract.ts"
 import { ToolError } from "../errors.ts"
 import { exaSearch } from "./web/exa.ts"
 
@@ -16,7 +17,10 @@ export const WebSearchParamsSchema = v.object({
 
 export const EmbedParamsSchema = v.object({ texts: v.array(v.string()) })
 
-const services: Record<string, (params: unknown, signal: AbortSignal) => Promise<unknown>> = {
+/** A service; `images`: where images it comes upon go (an MCP tool's: to the agent's model). */
+type Service = (params: unknown, signal: AbortSignal, images?: ExecuteOptions["images"]) => Promise<unknown>
+
+const services: Record<string, Service> = {
   webSearch: (params, signal) => exaSearch(v.parse(WebSearchParamsSchema, params), process.env, signal),
   // Vectors for the executor's search index, with the model chosen by --embed-model (embed.ts).
   // A script's skill(name) about the user's skills (skills/user.ts), outside a run (exec, tool).
@@ -25,13 +29,18 @@ const services: Record<string, (params: unknown, signal: AbortSignal) => Promise
 }
 
 /** Adds a service this process answers (the `mcp` service once HTTP MCP servers are connected). */
-export function registerAgentService(name: string, run: (params: unknown, signal: AbortSignal) => Promise<unknown>): void {
+export function registerAgentService(name: string, run: Service): void {
   services[name] = run
 }
 
 /** Runs an agent-side service in this process, with this process's keys. */
-export async function runAgentService(service: string, params: unknown, signal: AbortSignal = new AbortController().signal): Promise<unknown> {
+export async function runAgentService(
+  service: string,
+  params: unknown,
+  signal: AbortSignal = new AbortController().signal,
+  images?: ExecuteOptions["images"],
+): Promise<unknown> {
   const run = services[service]
   if (!run) throw new ToolError(`no agent-side service "${service}"`)
-  return run(params, signal)
+  return run(params, signal, images)
 }

@@ -3,6 +3,7 @@ import { InvalidParamsError, ToolError, UnknownToolError } from "../errors.ts"
 import { controlTools } from "./control.ts"
 import { renderToolsDts } from "./dts.ts"
 import { fsTools } from "./fs.ts"
+import { imageTools } from "./images.ts"
 import { patchTools } from "./patch.ts"
 import { searchTools } from "./search.ts"
 import { semanticTools } from "./semantic.ts"
@@ -17,6 +18,7 @@ import { errorMessage } from "../util/error-message.ts"
 /** Every built-in sandbox tool, in the order the model sees them. A new tool: one file, one line here. */
 export const builtinTools: readonly Tool[] = [
   ...fsTools,
+  ...imageTools,
   ...patchTools,
   ...searchTools,
   ...semanticTools,

@@ -1,5 +1,5 @@
 import type * as v from "valibot"
-import type { SandboxPolicy, SubagentOptions } from "../contract.ts"
+import type { ExecuteOptions, SandboxPolicy, SubagentOptions } from "../contract.ts"
 import type { TodoStore } from "./todos.ts"
 import type { ProcessRegistry } from "./processes.ts"
 
@@ -19,6 +19,8 @@ export interface ToolContext {
   todos: TodoStore
   /** Every child process a tool starts is registered here so cancellation can kill it. */
   processes: ProcessRegistry
+  /** Where the script's images go (the agent's model), or why they cannot; absent: nowhere (exec, tool). */
+  images?: ExecuteOptions["images"]
 }
 
 export interface Tool<P = any, R = any> {

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test"
 import { readFile, writeFile } from "node:fs/promises"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
-import { InvalidParamsError, ScriptError, ToolError } from "../../src/contract.ts"
-import { everythingStdio } from "../support/mcp-everything.ts"
+import { InvalidParamsError, ScriptError, ToolError, type ScriptImage } from "../../src/contract.ts"
+import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
 import { findProcess } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
@@ -95,6 +95,25 @@ describe("stdio MCP servers on the executor's side", () => {
     expect(output).toBe(
       "The sum of 2 and 40 is 42.\nobject 36 true\nHere's the image you requested:\n[image: image/png, 4033 bytes]\nThe image above is the MCP logo.\nEcho: hi\n",
     )
+  })
+
+  test("an image in a tool's result goes to the execute's images, within the model's limits; the placeholder says so", async () => {
+    const { MCP_TINY_IMAGE } = await import(join(dirname(EVERYTHING), "tools/get-tiny-image.js"))
+    const received: ScriptImage[] = []
+    const outputs: string[] = []
+    for (const images of [{ maxBytes: 1 << 20, receive: (image: ScriptImage) => received.push(image) }, { maxBytes: 4000, receive: () => {} }, { refused: "the model takes none" }]) {
+      let output = ""
+      for await (const text of executor.execute({ script: "console.log(await mcp.everything.get_tiny_image())", onTaskComplete() {}, onSubagent: async () => "", images })) output += text
+      outputs.push(output.split("\n")[1]!)
+    }
+    expect(outputs).toEqual([
+      "[image: image/png, 4033 bytes, shown after this output]",
+      "[image: image/png, 4033 bytes, not shown: the image of mcp.everything.get_tiny_image is 4033 bytes; the model takes images up to 4000 bytes]",
+      "[image: image/png, 4033 bytes, not shown: the model takes none]",
+    ])
+    expect(received).toEqual([
+      { mediaType: "image/png", data: MCP_TINY_IMAGE, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), width: 20, height: 20, tool: "mcp.everything.get_tiny_image" },
+    ])
   })
 
   test("arguments are checked against the tool's schema before the call, as a built-in tool's are", async () => {

@@ -8,7 +8,7 @@
  * Tool use ids are `toolu_<request>_<block>` unless the block names one. Turns and the
  * neutral request views are described in fake-model.ts.
  */
-import type { FakeBlock, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
+import type { FakeBlock, FakeImage, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
 import { blockInput, deltas, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, string> = {
@@ -103,7 +103,16 @@ const format: FormatSpec = {
       if (typeof m.content === "string") lastUserText = m.content
       else for (const b of m.content) if (b.type === "text") lastUserText = b.text
     }
-    return { system, toolNames: (body.tools ?? []).map((t: any) => t.name), toolResults, lastUserText }
+    const images: FakeImage[] = []
+    const image = (block: any, where: FakeImage["in"]) => images.push({ in: where, mediaType: block.source?.media_type, data: block.source?.data })
+    for (const m of messages) {
+      if (m.role !== "user" || !Array.isArray(m.content)) continue
+      for (const b of m.content) {
+        if (b.type === "image") image(b, "user")
+        else if (b.type === "tool_result" && Array.isArray(b.content)) for (const c of b.content) if (c.type === "image") image(c, "tool")
+      }
+    }
+    return { system, toolNames: (body.tools ?? []).map((t: any) => t.name), toolResults, lastUserText, images }
   },
   frames(reply: FakeReply, request) {
     const usage = usageOf(reply)

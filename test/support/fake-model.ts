@@ -14,7 +14,7 @@
  *   const server = await startFakeModel("anthropic", turns) // or "openai", "openai-compatible"
  *   const model = resolveModel(`${server.provider}/fake-model`, server.env)
  *   …
- *   server.requests[0].body.system / .headers["x-api-key"] / .toolResults / .system / .toolNames
+ *   server.requests[0].body.system / .headers["x-api-key"] / .toolResults / .system / .toolNames / .images
  *   await server.close()
  *
  * Or per format: startFakeAnthropic(turns) (fake-anthropic.ts), startFakeOpenAI(turns) for the
@@ -87,6 +87,24 @@ export interface FakeRequest {
   toolResults: string[]
   /** The last user text in the conversation, or null. */
   lastUserText: string | null
+  /**
+   * Every image in the request, in order: where it is (a user message, or a tool result) and what
+   * it carries, read from the provider's own block (base64 `data`, also from a data URL).
+   */
+  images: FakeImage[]
+}
+
+export interface FakeImage {
+  in: "user" | "tool"
+  mediaType: string
+  data: string
+}
+
+/** A data URL's media type and base64 text. */
+export function fromDataUrl(url: string, where: FakeImage["in"]): FakeImage {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url)
+  if (!match) throw new Error(`fake model server: not a base64 data URL: ${url.slice(0, 60)}`)
+  return { in: where, mediaType: match[1]!, data: match[2]! }
 }
 
 export interface FakeServer {
@@ -152,7 +170,7 @@ export interface FormatSpec {
   baseUrl(origin: string): string
   env(baseUrl: string): Record<string, string>
   /** The neutral views of a request body. */
-  view(body: any): Pick<FakeRequest, "system" | "toolNames" | "toolResults" | "lastUserText">
+  view(body: any): Pick<FakeRequest, "system" | "toolNames" | "toolResults" | "lastUserText" | "images">
   /** All SSE frames of a complete reply. */
   frames(reply: FakeReply, request: FakeRequest): string[]
   /** Frames of a partial reply: the opening events and these blocks, no ending. */

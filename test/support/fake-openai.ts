@@ -17,8 +17,8 @@
  * input_tokens = input + cacheRead + cacheWrite.
  * Errors carry OpenAI's body `{error: {message, type, param, code}}`.
  */
-import type { FakeBlock, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
-import { blockInput, deltas, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
+import type { FakeBlock, FakeImage, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
+import { blockInput, deltas, fromDataUrl, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, [string, string | null]> = {
   400: ["invalid_request_error", null],
@@ -145,15 +145,24 @@ const responsesFormat: FormatSpec = {
     const toolResults: string[] = []
     for (const item of input) {
       if (item.type === "function_call_output")
-        toolResults.push(typeof item.output === "string" ? item.output : JSON.stringify(item.output))
+        toolResults.push(
+          typeof item.output === "string" ? item.output : item.output.map((c: any) => (c.type === "input_text" ? c.text : "")).join(""),
+        )
       else if (item.role === "assistant" || item.type === "function_call" || item.type === "reasoning")
         toolResults.length = 0
+    }
+    const images: FakeImage[] = []
+    for (const item of input) {
+      const parts = item.role === "user" && Array.isArray(item.content) ? item.content : item.type === "function_call_output" && Array.isArray(item.output) ? item.output : []
+      const where = item.role === "user" ? "user" : "tool"
+      for (const c of parts) if (c.type === "input_image") images.push(fromDataUrl(c.image_url, where))
     }
     return {
       system: body.instructions ?? "",
       toolNames: (body.tools ?? []).map((t: any) => t.name),
       toolResults,
       lastUserText: lastUserText(input),
+      images,
     }
   },
   frames: (reply, request) => responsesFrames(reply.blocks, request, reply),
@@ -225,11 +234,14 @@ const chatFormat: FormatSpec = {
       else if (m.role === "assistant") toolResults.length = 0
     }
     const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => m.content)
+    // Chat Completions has images in user messages only.
+    const images = messages.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content.filter((c: any) => c.type === "image_url").map((c: any) => fromDataUrl(c.image_url.url, "user")) : []))
     return {
       system: system.join("\n"),
       toolNames: (body.tools ?? []).map((t: any) => t.function?.name),
       toolResults,
       lastUserText: lastUserText(messages),
+      images,
     }
   },
   frames: (reply, request) => chatFrames(reply.blocks, request, reply),

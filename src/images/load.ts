@@ -1,0 +1,98 @@
+/**
+ * Reading an image file for the model (`--image`, readImage) and checking it against what the
+ * model's API takes, before any request: the format by magic bytes, the size in bytes, the size
+ * in pixels. A failed check throws ImageError with one line for the user or the model.
+ */
+import { createHash } from "node:crypto"
+import { open } from "node:fs/promises"
+import { FORMAT_NAMES, imageFacts, type ImageMediaType } from "./sniff.ts"
+
+/** The largest image any provider takes (OpenAI's 20 MB): the bound when no model's limit is known. */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024
+
+export interface ImageLimits {
+  maxBytes: number
+  maxSide?: number
+}
+
+export interface LoadedImage {
+  mediaType: ImageMediaType
+  /** The bytes, base64. */
+  data: string
+  sha256: string
+  width: number
+  height: number
+  bytes: number
+}
+
+/** A file that cannot be shown to the model; the message says why, without the caller's prefix. */
+export class ImageError extends Error {
+  override name = "ImageError"
+}
+
+export function formatBytes(bytes: number): string {
+  // Exact while small, so that a size and a limit close to it never read the same.
+  if (bytes < 10 * 1024) return `${bytes} bytes`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
+  return `${(bytes / 1024 / 1024).toFixed(2).replace(/\.?0+$/, "")} MiB`
+}
+
+/** Reads `path` (absolute) as an image within `limits`; `shown` is how messages name it. */
+export async function loadImageFile(path: string, shown: string, limits: ImageLimits): Promise<LoadedImage> {
+  let handle
+  try {
+    handle = await open(path, "r")
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ImageError(`${shown} does not exist`)
+    if (code === "EACCES" || code === "EPERM") throw new ImageError(`${shown} cannot be read: permission denied`)
+    if (code === "EISDIR") throw new ImageError(`${shown} is a directory, not an image file`)
+    throw new ImageError(`${shown} cannot be read: ${code ?? (error as Error).message}`)
+  }
+  try {
+    const info = await handle.stat()
+    if (info.isDirectory()) throw new ImageError(`${shown} is a directory, not an image file`)
+    if (!info.isFile()) throw new ImageError(`${shown} is not a regular file`)
+    // Checked before reading: a huge file is refused without being read.
+    if (info.size > limits.maxBytes) {
+      throw new ImageError(`${shown} is ${formatBytes(info.size)}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
+    }
+    const bytes = new Uint8Array(await handle.readFile())
+    if (bytes.length > limits.maxBytes) {
+      throw new ImageError(`${shown} is ${formatBytes(bytes.length)}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
+    }
+    return checkImage(bytes, shown, limits)
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Checks bytes already in hand (an MCP tool's image) the same way. */
+export function checkImage(bytes: Uint8Array, shown: string, limits: ImageLimits): LoadedImage {
+  if (bytes.length === 0) throw new ImageError(`${shown} is empty`)
+  if (bytes.length > limits.maxBytes) {
+    throw new ImageError(`${shown} is ${formatBytes(bytes.length)}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
+  }
+  let facts
+  try {
+    facts = imageFacts(bytes)
+  } catch (error) {
+    throw new ImageError(`${shown}: ${(error as Error).message}`)
+  }
+  if (!facts) throw new ImageError(`${shown} is not a PNG, JPEG, GIF or WebP image (told by its first bytes, not its name)`)
+  if (limits.maxSide !== undefined && (facts.width > limits.maxSide || facts.height > limits.maxSide)) {
+    throw new ImageError(
+      `${shown} is ${facts.width}×${facts.height} pixels; the model takes at most ${limits.maxSide} on a side (scale the ${FORMAT_NAMES[facts.mediaType]} down first)`,
+    )
+  }
+  return {
+    ...facts,
+    data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+    sha256: sha256Hex(bytes),
+    bytes: bytes.length,
+  }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex")
+}
