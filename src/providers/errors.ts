@@ -53,9 +53,9 @@ export function toModelError(error: unknown, context: ErrorContext): Error {
     const detail = `${context.api} error ${status}${type ? ` (${type})` : ""}: ${message}`
     if (status === 401 || status === 403)
       return new ModelError(`${detail} — check ${context.keyVariable}`, false, status)
-    const retryable =
-      type !== "insufficient_quota" &&
-      (status === 408 || status === 409 || status === 429 || status >= 500 || retryableTypes.has(type ?? ""))
+    // The status decides: a 4xx other than 408/409/429 ends the run whatever type its body names
+    // (a 404 "api_error" is a wrong model or URL, not a passing fault).
+    const retryable = type !== "insufficient_quota" && (status === 408 || status === 409 || status === 429 || status >= 500)
     return new ModelError(detail, retryable, status)
   }
   if (name === "APIError" || (error as { error?: unknown })?.error !== undefined) {

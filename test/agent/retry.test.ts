@@ -68,6 +68,20 @@ describe.each(fakeProviders)("%s", (provider) => {
   })
 })
 
+describe.each(fakeProviders)("%s: the status decides, not the type the body names", (provider) => {
+  test.each([
+    [404, "api_error"],
+    [400, "overloaded_error"],
+  ])("%d with a body of type %s is not retried", async (status, type) => {
+    // The shape both APIs use: {error: {type, message}} (no OpenAI `code` to take precedence).
+    const body = { error: { type, message: `fake error ${status}` } }
+    current = await rig(provider, [{ error: { status, body } }, { blocks: [{ type: "execute", script: 'taskComplete("should not get here")' }] }])
+    const events = await current.run("go")
+    expect(events.map(brief)).toEqual(["AgentStart", expect.stringMatching(new RegExp(`^AgentError 1 .*error ${status} \\(${type}\\): fake error ${status}$`))])
+    expect(current.server.requests.length).toBe(1)
+  })
+})
+
 test("503 three times with maxRetries 2: two ErrorRetry events, then AgentError naming the attempts", async () => {
   const unavailable = { error: { status: 503, message: "try later" } }
   current = await rig("anthropic", [unavailable, unavailable, unavailable, { blocks: [{ type: "execute", script: 'taskComplete("late")' }] }], {
