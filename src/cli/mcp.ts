@@ -49,13 +49,30 @@ export default defineCommand({
   },
 })
 
+/**
+ * The execute tool's description for an MCP client: self-contained (the client has no clanka
+ * system prompt), and without delegate(), which needs a model this server does not have.
+ */
 function describeExecute(toolsDts: string, directory: string): string {
   return [
-    EXECUTE_TOOL.description,
+    "Run a JavaScript program in clanka's sandbox. The functions declared below are async globals; what the program prints with console.log is returned to you.",
     `The program is the body of an async function (top-level await works; variables do not persist between calls; no require, import or process). Paths are relative to ${directory}. Print what you need with console.log.`,
     "Sandbox functions:",
-    toolsDts.trim(),
+    withoutDeclaration(toolsDts, "delegate").trim(),
   ].join("\n\n")
+}
+
+/** The declarations less `declare function NAME(…)` and the doc comment just above it. */
+function withoutDeclaration(dts: string, name: string): string {
+  const lines = dts.split("\n")
+  const at = lines.findIndex((line) => line.startsWith(`declare function ${name}(`))
+  if (at === -1) return dts
+  let start = at
+  if (lines[start - 1]?.trimEnd().endsWith("*/")) {
+    start--
+    while (start > 0 && !lines[start]!.trimStart().startsWith("/**")) start--
+  }
+  return [...lines.slice(0, start), ...lines.slice(at + 1)].join("\n")
 }
 
 /** Runs one script; its output as the model would see it (capped at 64 KiB), and whether it failed. */

@@ -42,6 +42,17 @@ describe("clanka mcp: execute as an MCP tool", () => {
     expect(tools[0]!.description).toContain("get_sum(args: { /** First number */ a: number; /** Second number */ b: number }): Promise<string>")
   })
 
+  test("the description stands on its own (no system prompt there) and declares no delegate(), which needs a model", async () => {
+    const { tools } = await client.listTools()
+    const description = tools[0]!.description!
+    expect(description).not.toContain("system prompt")
+    expect(description).toStartWith("Run a JavaScript program in clanka's sandbox. The functions declared below are async globals")
+    expect(description).not.toContain("delegate")
+    expect(description).not.toContain("sub-agent")
+    // Its neighbours stay.
+    expect(description).toContain("declare function taskComplete(output: string): Promise<void>\n/** Wait for the given number of milliseconds. */\ndeclare function sleep(")
+  })
+
   test("runs scripts against the directory: tools, MCP tools, output", async () => {
     const result = await client.callTool({
       name: "execute",
