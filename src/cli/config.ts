@@ -2,6 +2,7 @@ import { defineCommand } from "citty"
 import { loadConfig, userConfigPath } from "../config/load.ts"
 import { trustProjectFromEnv } from "../config/trust.ts"
 import { visible } from "../output/visible.ts"
+import { skippedServerLines } from "./trust.ts"
 
 export default defineCommand({
   meta: { name: "config", description: "Print the merged configuration and where each value came from" },
@@ -12,6 +13,7 @@ export default defineCommand({
   },
   async run({ args }) {
     const loaded = loadConfig(args.directory ?? ".", { trustProject: args["trust-project"] === true || trustProjectFromEnv() })
+    for (const line of skippedServerLines(loaded)) process.stderr.write(`clanka: ${line}\n`)
     // CLANKA_MODEL beats the files (an environment variable is a choice made for this shell);
     // copies, since loadConfig keeps what it read for the rest of the process. Values are shown
     // as written: `${VAR}` is expanded only where a server starts, so no secret is printed.
@@ -19,7 +21,7 @@ export default defineCommand({
     const config = env ? { ...loaded.config, model: env } : loaded.config
     const sources = env ? { ...loaded.sources, model: "CLANKA_MODEL" } : loaded.sources
     if (args.json) {
-      const files = loaded.files.map(({ path, trust, ignored }) => ({ path, trust, ignored }))
+      const files = loaded.files.map(({ path, trust, ignored, skipped }) => ({ path, trust, ignored, ...(skipped.length > 0 ? { skipped } : {}) }))
       process.stdout.write(JSON.stringify({ config, sources, files }, null, 2) + "\n")
       return
     }

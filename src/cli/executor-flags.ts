@@ -12,7 +12,7 @@ import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
 import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
-import { ignoredNotice } from "./trust.ts"
+import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
 export const executorArgs = {
@@ -58,6 +58,8 @@ export interface ExecutorFlags {
 /** The loaded configuration, and its MCP servers as they start: with `${VAR}` expanded. */
 export interface ProjectConfig extends LoadedConfig {
   servers: Record<string, McpServerConfig>
+  /** Servers that would count but cannot start (skipped in a .mcp.json): scripts calling them are told why. */
+  unavailable: { server: string; error: string }[]
 }
 
 let noticeGiven = false
@@ -65,18 +67,24 @@ let noticeGiven = false
 /**
  * The configuration of the project the command works on: the local directory (-C, default cwd);
  * with --ssh or --executor the project is elsewhere, so the files are looked up from cwd. What an
- * untrusted project asked for and did not get is said once per process.
+ * untrusted project asked for and did not get, and each server skipped, is said once per process.
  */
 export function projectConfig(args: ExecutorFlags): ProjectConfig {
   const local = args.ssh === undefined && args.executor === undefined
   const loaded = loadConfig(local && args.directory !== undefined ? args.directory : ".", { trustProject: args["trust-project"] === true || trustProjectFromEnv() })
+  // Expanded here, before anything starts: an unset variable in clanka's own files is a usage error up front.
+  const { servers, skipped } = expandServers(loaded.config.mcpServers ?? {}, loaded.sources)
   if (!noticeGiven) {
     noticeGiven = true
+    const lines = [...skippedServerLines(loaded), ...skipped.map((each) => skippedLine(each.path, each))]
     const notice = ignoredNotice(loaded)
-    if (notice) process.stderr.write(`clanka: ${notice}\n`)
+    if (notice) lines.push(notice)
+    for (const line of lines) process.stderr.write(`clanka: ${line}\n`)
   }
-  // Expanded here, before anything starts: an unset variable is a usage error up front.
-  return { ...loaded, servers: expandServers(loaded.config.mcpServers ?? {}, loaded.sources) }
+  // Only the servers of the files that count: an untrusted project's are ignored altogether.
+  const counted = loaded.files.filter((file) => file.trust !== "untrusted").flatMap((file) => file.skipped)
+  const unavailable = [...counted, ...skipped].filter((each) => !(each.server in servers)).map(({ server, why }) => ({ server, error: why }))
+  return { ...loaded, servers, unavailable }
 }
 
 /** The executor the flags ask for; a local one is a child process in the OS sandbox. */
@@ -139,7 +147,7 @@ interface OpenOptions {
 
 /** One executor; flags beat the config files. */
 async function openOne(args: ExecutorFlags, ssh: string | undefined, options: OpenOptions): Promise<Executor> {
-  const { config, servers } = projectConfig(args)
+  const { config, servers, unavailable } = projectConfig(args)
   // The files' sandbox, network, writable and env apply to executors this process starts: not to
   // an --executor command (it picks its own), and env only to a local one.
   const files = args.executor === undefined ? config : {}
@@ -205,9 +213,11 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     throw error
   }
   if (connected.value) sides.push(connected.value)
-  if (sides.length > 0) {
+  if (sides.length > 0 || unavailable.length > 0) {
     const failures = sides.flatMap((side) => side.failures)
     for (const { server, error } of failures) process.stderr.write(`clanka: MCP server "${server}" failed: ${error}; its tools are missing\n`)
+    // The skipped servers were named when the files were read; scripts that call them learn why.
+    failures.push(...unavailable)
     // The servers end with the executor, so nothing keeps the process alive.
     const close = executor.close.bind(executor)
     executor.close = async () => {

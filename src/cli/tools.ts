@@ -5,8 +5,8 @@ export default defineCommand({
   meta: { name: "tools", description: "Print the tool declarations the model sees (of the executor given with --ssh or --executor)" },
   args: { ...executorArgs },
   async run({ args }) {
-    const { config } = projectConfig(args)
-    if (args.ssh === undefined && args.executor === undefined && Object.keys(config.mcpServers ?? {}).length === 0) {
+    const { servers, unavailable } = projectConfig(args)
+    if (args.ssh === undefined && args.executor === undefined && Object.keys(servers).length === 0 && unavailable.length === 0) {
       // The local executor's declarations need no executor: the built-in tools render them.
       const { builtinRegistry, builtinToolsFor, ToolRegistry } = await import("../tools/registry.ts")
       process.stdout.write((args.search === false ? new ToolRegistry(builtinToolsFor({ search: false })) : builtinRegistry()).dts + "\n")

@@ -59,6 +59,15 @@ export function ignoredNotice(loaded: LoadedConfig): string | undefined {
   return `ignored in the untrusted project config: ${parts.join("; ")}; trust it with: clanka trust ${shellWord(loaded.project)} (or pass --trust-project for this run)`
 }
 
+/** One line per server of a `.mcp.json` that clanka skipped, naming the file, the server and why. */
+export function skippedServerLines(loaded: LoadedConfig): string[] {
+  return loaded.files.flatMap((file) => file.skipped.map((each) => skippedLine(file.path, each)))
+}
+
+export function skippedLine(path: string, { server, why }: { server: string; why: string }): string {
+  return visible(`${path}: skipped MCP server "${server}": ${why}`)
+}
+
 /** A path as it can be pasted into a shell. */
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`

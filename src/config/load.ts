@@ -8,11 +8,10 @@
  * (trust.ts) or the run says --trust-project. Untrusted files may only narrow (see `narrow`).
  * Values stay as written: `${VAR}` is expanded where a server starts (expand.ts), never here.
  */
-import { dirname, isAbsolute, join, resolve } from "node:path"
-import * as v from "valibot"
-import { UsageError } from "../errors.ts"
+import { join, resolve } from "node:path"
+import { parseConfigFile, type SkippedServer } from "./parse-file.ts"
 import { readIfPresent, readProjectFiles } from "./project-files.ts"
-import { type Config, ConfigSchema, McpJsonSchema } from "./schema.ts"
+import type { Config } from "./schema.ts"
 import { isTrusted, trustKey } from "./trust.ts"
 
 export { projectDirectories } from "./project-files.ts"
@@ -29,6 +28,8 @@ export interface LoadedFile {
   values: Config
   /** The keys whose values were ignored because the file is untrusted. */
   ignored: (keyof Config)[]
+  /** The servers of a `.mcp.json` that clanka cannot use (left out of `values`), and why. */
+  skipped: SkippedServer[]
 }
 
 export interface LoadedConfig {
@@ -84,13 +85,13 @@ export function loadConfig(directory: string, options: LoadOptions = {}): Loaded
       if (file.content !== undefined && file.path !== user) layers.push({ path: file.path, kind: file.kind, content: file.content, trust })
     }
   }
-  const parsed = layers.map((layer) => ({ ...layer, values: parseLayer(layer.path, layer.kind, layer.content) }))
+  const parsed = layers.map((layer) => ({ ...layer, ...parseConfigFile(layer.path, layer.kind, layer.content) }))
   // What the trusted files alone give: an untrusted value may be as strict or stricter.
   const base: Config = {}
   for (const layer of parsed) if (layer.trust !== "untrusted") Object.assign(base, pick(layer.values, "sandbox", "network"))
   for (const layer of parsed) {
     const { kept, ignored } = layer.trust === "untrusted" ? narrow(layer.values, base) : { kept: layer.values, ignored: [] }
-    loaded.files.push({ path: layer.path, trust: layer.trust, values: layer.values, ignored })
+    loaded.files.push({ path: layer.path, trust: layer.trust, values: layer.values, ignored, skipped: layer.skipped })
     merge(loaded, kept, layer.path)
   }
   cache.set(key, loaded)
@@ -127,20 +128,6 @@ function pick(values: Config, ...keys: (keyof Config)[]): Config {
   return Object.fromEntries(keys.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]))
 }
 
-function parseLayer(path: string, kind: "config" | "mcp", content: Buffer): Config {
-  let json: unknown
-  try {
-    json = JSON.parse(content.toString("utf8"))
-  } catch (error) {
-    throw new UsageError(`${path}: not JSON: ${(error as Error).message}`)
-  }
-  const parsed = v.safeParse(kind === "config" ? ConfigSchema : McpJsonSchema, json)
-  if (!parsed.success) throw new UsageError(`${path}: ${describeIssue(parsed.issues[0]!)}`)
-  const config: Config = kind === "config" ? (parsed.output as Config) : { ...(parsed.output.mcpServers ? { mcpServers: parsed.output.mcpServers } : {}) }
-  if (config.writable) config.writable = config.writable.map((dir: string) => (isAbsolute(dir) ? dir : resolve(dirname(path), dir)))
-  return config
-}
-
 function merge(into: LoadedConfig, data: Config, path: string): void {
   for (const [key, value] of Object.entries(data)) {
     if (key === "$schema" || value === undefined) continue
@@ -155,16 +142,4 @@ function merge(into: LoadedConfig, data: Config, path: string): void {
     ;(into.config as Record<string, unknown>)[key] = value
     into.sources[key] = path
   }
-}
-
-/** `key.path: what is wrong`, or `unknown key "x"` for a key the file may not hold. */
-function describeIssue(issue: v.BaseIssue<unknown>): string {
-  const path = (issue.path ?? []).map((item) => String(item.key))
-  if (issue.type === "strict_object") {
-    const key = path.at(-1) ?? String(issue.input)
-    const where = path.slice(0, -1).join(".")
-    return `unknown key "${key}"${where ? ` in ${where}` : ""}`
-  }
-  const message = issue.message.startsWith("Invalid ") ? issue.message.replace(/^Invalid (\w+): /, "").replace(/^Expected/, "expected") : issue.message
-  return path.length ? `${path.join(".")}: ${message}` : message
 }

@@ -7,7 +7,8 @@ import * as v from "valibot"
 import { SandboxModes, StdioMcpServerSchema } from "../contract.ts"
 
 /** A server name becomes `mcp.<name>` in scripts: kept to characters that read well there. */
-const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+export const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+export const SERVER_NAME_RULE = "server names are letters, digits, _ and - (they become mcp.<name> in scripts)"
 
 /** An MCP server reached over Streamable HTTP, from the agent's side (with its tokens). */
 export const HttpMcpServerSchema = v.looseObject({
@@ -47,7 +48,7 @@ export const McpServerSchema = v.pipe(
 )
 
 const McpServersSchema = v.pipe(
-  v.record(v.pipe(v.string(), v.regex(SERVER_NAME, "server names are letters, digits, _ and - (they become mcp.<name> in scripts)")), McpServerSchema),
+  v.record(v.pipe(v.string(), v.regex(SERVER_NAME, SERVER_NAME_RULE)), McpServerSchema),
 )
 
 const durationSeconds = v.pipe(v.number(), v.minValue(0.001), v.maxValue(2147483))
@@ -73,5 +74,3 @@ export const ConfigSchema = v.strictObject({
 })
 export type Config = v.InferOutput<typeof ConfigSchema>
 
-/** `.mcp.json` as other agents write it: only `mcpServers` is read, other keys are theirs. */
-export const McpJsonSchema = v.looseObject({ mcpServers: v.optional(McpServersSchema) })

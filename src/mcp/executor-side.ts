@@ -74,7 +74,7 @@ export class ExecutorMcp {
       const connection = this.connections.get(info.server)
       if (connection) return connection.call(info.name, args, ctx.signal, ctx.images)
       return ctx.agentCall("mcp", { server: info.server, tool: info.name, arguments: args })
-    })
+    }, this.failures)
   }
 
   /** `declare const mcp …` (and a comment per failed server), for the prompt. */

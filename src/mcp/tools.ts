@@ -11,6 +11,7 @@ import { ToolError } from "../errors.ts"
 import { checkImage, ImageError } from "../images/load.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
+import { SERVER_NAME } from "../config/schema.ts"
 import { describeTool, type McpToolInfo } from "./declarations.ts"
 
 /** Calls the tool on its server with checked arguments; resolves to the converted result. */
@@ -19,7 +20,17 @@ export type McpCall = (tool: McpToolInfo, args: Record<string, unknown>, ctx: To
 /** The sandbox's name of a tool: the worker turns `mcp.server.tool` into `mcp.server.tool(…)`. */
 const mcpToolName = (tool: McpToolInfo) => `mcp.${tool.server}.${tool.jsName}`
 
-export function mcpTools(infos: readonly McpToolInfo[], call: McpCall): Tool[] {
+/** A server that failed to start or was skipped, and why. */
+export interface McpFailure {
+  server: string
+  error: string
+}
+
+/**
+ * `failures`: each becomes a hidden tool `mcp.<server>`, which the realm makes `mcp.<server>`'s every
+ * function: a script that calls one is told why the server is missing.
+ */
+export function mcpTools(infos: readonly McpToolInfo[], call: McpCall, failures: readonly McpFailure[] = []): Tool[] {
   const tools: Tool[] = infos.map((info) => ({
     name: mcpToolName(info),
     description: info.description ?? "",
@@ -29,8 +40,25 @@ export function mcpTools(infos: readonly McpToolInfo[], call: McpCall): Tool[] {
     hidden: true,
     run: (args: Record<string, unknown> | undefined, ctx: ToolContext) => call(info, args ?? {}, ctx),
   }))
-  tools.push(describe(infos))
+  tools.push(describe(infos, failures))
+  for (const failure of failures) if (SERVER_NAME.test(failure.server)) tools.push(unavailable(failure))
   return tools
+}
+
+/** `mcp.x.tool(…)` of a server that is not there rejects with `mcp.x is not available: why`. */
+function unavailable({ server, error }: McpFailure): Tool {
+  const message = `mcp.${server} is not available: ${error}`
+  return {
+    name: `mcp.${server}`,
+    description: message,
+    params: v.unknown(),
+    result: v.never(),
+    hidden: true,
+    keepsIndex: true,
+    async run() {
+      throw new ToolError(message)
+    },
+  }
 }
 
 /** Valibot schema that checks a value against a JSON Schema, one issue per mistake. */
@@ -44,7 +72,7 @@ function argsSchema(schema: unknown): v.GenericSchema<unknown, Record<string, un
   ) as v.GenericSchema<unknown, Record<string, unknown> | undefined>
 }
 
-function describe(infos: readonly McpToolInfo[]): Tool {
+function describe(infos: readonly McpToolInfo[], failures: readonly McpFailure[]): Tool {
   return {
     name: "mcp.describe",
     description: "The full declaration of one MCP tool",
@@ -57,6 +85,8 @@ function describe(infos: readonly McpToolInfo[]): Tool {
       const tool = rest.join(".")
       const found = infos.find((info) => info.server === server && (info.jsName === tool || info.name === tool))
       if (found) return describeTool(found)
+      const failed = failures.find((failure) => failure.server === server)
+      if (failed) throw new ToolError(`mcp.${server} is not available: ${failed.error}`)
       const known = infos.filter((info) => info.server === server).map((info) => `${server}.${info.jsName}`)
       const hint = known.length ? `; ${server} has ${known.join(", ")}` : `; servers: ${[...new Set(infos.map((info) => info.server))].join(", ")}`
       throw new ToolError(`no MCP tool "${name}" (write "server.tool")${hint}`)

@@ -80,7 +80,8 @@ export class ToolRegistry {
       return await tool.run(parsed.output, ctx)
     } catch (error) {
       if (error instanceof ToolError) {
-        if (error.message.startsWith(`${name}: `)) throw error
+        // Already named: `writeFile: …`, or a sentence about it (`mcp.x is not available: …`).
+        if (error.message.startsWith(`${name}: `) || error.message.startsWith(`${name} `)) throw error
         throw new ToolError(`${name}: ${error.message}`)
       }
       const message = errorMessage(error)

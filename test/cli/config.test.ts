@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -105,6 +105,34 @@ describe("configuration files", () => {
           expect({ command: command[0], ...result }).toEqual({ command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(bad, "clanka.json")}: ${message}\n` })
         }
       }
+    }
+  })
+
+  test("a file that is JSON but not an object is exit 2 saying what shape was expected", async () => {
+    const dir = join(root, "shapes")
+    mkdirSync(dir, { recursive: true })
+    const cases: [string, string][] = [
+      ['"model"', "expected a JSON object, found a string"],
+      ["null", "expected a JSON object, found null"],
+      ['[{"model":"x"}]', "expected a JSON object, found an array"],
+      ["[]", "expected a JSON object, found an array"],
+      ["3", "expected a JSON object, found a number"],
+      ["true", "expected a JSON object, found true"],
+      ['{"mcpServers":[]}', "mcpServers: expected a JSON object, found an array"],
+      ['{"mcpServers":null}', "mcpServers: expected a JSON object, found null"],
+    ]
+    for (const name of ["clanka.json", ".mcp.json"]) {
+      for (const [text, message] of cases) {
+        writeFileSync(join(dir, name), text)
+        for (const command of [["config"], ["exec", "-e", "1"]]) {
+          const result = await clanka([...command, "-C", dir], { env })
+          expect({ name, text, command: command[0], ...result }).toEqual({ name, text, command: command[0], code: 2, stdout: "", stderr: `clanka: ${join(dir, name)}: ${message}\n` })
+        }
+      }
+      // An empty object is a file with nothing in it: listed, not "none was found".
+      writeFileSync(join(dir, name), "{}")
+      expect(await clanka(["config", "-C", dir], { env: trusted })).toEqual({ code: 0, stderr: "", stdout: `# ${userFile}: user\n# ${join(dir, name)}: trusted\nmodel = "user/model"  # ${userFile}\nmaxTurns = 7  # ${userFile}\nmcpServers.notes = {"command":"user-notes"}  # ${userFile}\n` })
+      rmSync(join(dir, name))
     }
   })
 

@@ -15,6 +15,7 @@
   const RealmError = Error
   const RealmTypeError = TypeError
   const RealmRangeError = RangeError
+  const RealmProxy = Proxy
   const includes = String.prototype.includes
   const split = String.prototype.split
   const join = Array.prototype.join
@@ -181,11 +182,26 @@
       call(id, name, params)
     })
   }
+  /**
+   * "mcp.server" alone is a server that failed to start or was skipped: each of its functions calls
+   * that tool, which rejects saying why (rather than a TypeError on undefined).
+   */
+  const unavailable = (name) =>
+    new RealmProxy(
+      {},
+      {
+        get: (_, key) =>
+          typeof key === "string" && key !== "then"
+            ? { [key](...args) { return callTool(name, [], new RealmError()) } }[key]
+            : undefined,
+      },
+    )
   for (const name of toolNames) {
     const fn = { [name](...args) { return callTool(name, args, new RealmError()) } }[name]
     // "mcp.server.tool" is g.mcp.server.tool (the tool part kept whole); "mcp.describe" is g.mcp.describe.
     const [head, ...rest] = apply(split, name, ["."])
     if (rest.length === 0) g[name] = fn
+    else if (head === "mcp" && rest.length === 1 && rest[0] !== "describe") (g.mcp ??= {})[rest[0]] = unavailable(name)
     else if (rest.length === 1) (g[head] ??= {})[rest[0]] = fn
     else ((g[head] ??= {})[rest[0]] ??= {})[apply(join, rest.slice(1), ["."])] = fn
   }
