@@ -7,11 +7,11 @@ import { type Config, type HttpMcpServer, isHttpServer, type McpServerConfig } f
 import { trustProjectFromEnv } from "../config/trust.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
-import { checkEnvName, executorEnv } from "../executor/executor-env.ts"
+import { checkEnvName, executorEnv, WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
-import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
 
 /** Flags that choose where scripts run; shared by run, exec and tool. */
@@ -36,6 +36,13 @@ export const executorArgs = {
   search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
   "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
   "trust-project": { type: "boolean", description: "obey this project's clanka.json and .mcp.json for this run without clanka trust (also CLANKA_TRUST_PROJECT=1)" },
+} as const
+
+/** The same, for the commands that work with one executor (tool, tools, mcp): --ssh names one host. */
+export const oneExecutorArgs = {
+  ...executorArgs,
+  // Read as repeatable still, so that a second host gets the line naming the commands that take several.
+  ssh: { type: "string", description: "run on [USER@]HOST[:DIR] through the system ssh (one host)", valueHint: "HOST", repeatable: true },
 } as const
 
 export interface ExecutorFlags {
@@ -147,18 +154,21 @@ interface OpenOptions {
 
 /** One executor; flags beat the config files. */
 async function openOne(args: ExecutorFlags, ssh: string | undefined, options: OpenOptions): Promise<Executor> {
-  const { config, servers, unavailable } = projectConfig(args)
+  const { config, servers, unavailable, sources } = projectConfig(args)
   // The files' sandbox, network, writable and env apply to executors this process starts: not to
   // an --executor command (it picks its own), and env only to a local one.
   const files = args.executor === undefined ? config : {}
   const writable = args.writable !== undefined ? repeated(args.writable) : (files.writable ?? [])
-  const env = args.env !== undefined ? repeated(args.env) : ssh === undefined ? (files.env ?? []) : []
+  const named = args.env !== undefined ? repeated(args.env) : ssh === undefined ? (files.env ?? []) : []
   const sandbox = args.sandbox ?? files.sandbox
   const remoteBin = args["remote-bin"] ?? files.remoteBin
-  for (const name of env) {
+  for (const name of named) {
     const problem = checkEnvName(name)
     if (problem) throw new UsageError(problem)
   }
+  const env = withoutWithheld(named, args.env !== undefined ? "--env" : `${sources.env}: env:`)
+  // A remote host's directories are checked there (by its clanka executor); --executor takes none.
+  if (ssh === undefined && args.executor === undefined) for (const dir of writable) checkWritableRoot(dir, args.writable !== undefined ? "--writable" : `${sources.writable}: writable:`)
   if (args["embed-model"] !== undefined && args.search === false) throw new UsageError("--embed-model is for search, which --no-search turns off; pass only one of them")
   if (args["embed-model"] !== undefined) {
     // Checked before the executor starts; the executor asks this process for vectors.
@@ -231,6 +241,20 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     }
   }
   return executor
+}
+
+let withheldNoticeGiven = false
+
+/** The names less the agent's own keys, which scripts never get: said in one line, once. */
+function withoutWithheld(names: string[], flag: string): string[] {
+  const withheld = names.filter((name) => WITHHELD_KEYS.includes(name))
+  if (withheld.length > 0 && !withheldNoticeGiven) {
+    withheldNoticeGiven = true
+    process.stderr.write(
+      `clanka: ${flag} ${withheld.join(", ")} ${withheld.length > 1 ? "are" : "is"} not passed: clanka keeps its model and search keys (${WITHHELD_KEYS.join(", ")}) from scripts and the commands they run\n`,
+    )
+  }
+  return names.filter((name) => !WITHHELD_KEYS.includes(name))
 }
 
 /** Starts a local executor's stdio servers beside its sandbox, in the sandbox it announced. */

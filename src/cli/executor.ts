@@ -7,7 +7,7 @@ import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "..
 import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
-import { sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
   meta: {
@@ -34,6 +34,7 @@ export default defineCommand({
     if (!isDirectory) throw new UsageError(`executor directory ${directory} does not exist; pass an existing directory with -C`)
     const request = sandboxRequest(args.sandbox, "off")
     const writable = repeated(args.writable)
+    for (const dir of writable) checkWritableRoot(dir, "--writable")
     const hardening = { tmpSize: tmpSize(args["tmp-size"]), readable: repeated(args.readable) }
     let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable, ...hardening }
     if (request !== "off" && !process.env[INSIDE_VARIABLE]) {

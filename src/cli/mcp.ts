@@ -10,11 +10,11 @@ import { ExitCode } from "../errors.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { VERSION } from "../version.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { oneExecutorArgs, openExecutor } from "./executor-flags.ts"
 
 export default defineCommand({
   meta: { name: "mcp", description: "Serve execute (code mode with clanka's tools) as an MCP server on stdio" },
-  args: { ...executorArgs },
+  args: { ...oneExecutorArgs },
   async run({ args }) {
     const executor = await openExecutor(args)
     const [{ Server }, { LineTransport }, types] = await Promise.all([

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
 import { SandboxModes } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import type { SandboxRequest } from "../executor/os-sandbox.ts"
@@ -34,4 +36,12 @@ export function sandboxRequest(value: string | undefined, fallback: SandboxReque
   if (value === undefined) return fallback
   if ((SandboxModes as readonly string[]).includes(value) || value === "auto") return value as SandboxRequest
   throw new UsageError(`--sandbox takes ${SandboxModes.join(", ")} or auto, got "${value}"`)
+}
+
+/**
+ * A writable root must exist: the sandbox binds only what is there, so a missing one would leave
+ * every write under it refused. `flag` names where it came from (`--writable`, a file's key).
+ */
+export function checkWritableRoot(dir: string, flag: string): void {
+  if (!existsSync(resolve(dir))) throw new UsageError(`${flag} ${dir} does not exist; create it first, or leave it out`)
 }

@@ -1,7 +1,7 @@
 import { defineCommand } from "citty"
 import { InvalidParamsError, UnknownToolError } from "../contract.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { oneExecutorArgs, openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 import { errorMessage } from "../util/error-message.ts"
 
@@ -17,7 +17,7 @@ export default defineCommand({
       description: "parameters as JSON (a plain string for tools that take one); - reads them from stdin",
       valueHint: "JSON",
     },
-    ...executorArgs,
+    ...oneExecutorArgs,
   },
   async run({ args }) {
     const params = parseParams(args.params === "-" ? await readStdin() : args.params)

@@ -8,6 +8,12 @@ const CLANKA_SETTINGS = ["CLANKA_DEBUG", "CLANKA_SCRIPT_MEMORY_MB", "CLANKA_SEAR
 /** Names that look like secrets: never passed unless named with --env. */
 const SECRET = /_API_KEY$|_TOKEN$|_SECRET|PASSWORD/i
 
+/**
+ * The agent's own model and search keys: the commands a script runs (a repository's tests, say)
+ * never get them, even named with --env (processes.ts removes them).
+ */
+export const WITHHELD_KEYS: readonly string[] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "EXA_API_KEY"]
+
 export function executorEnv(named: readonly string[] = [], from: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(from)) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { ProcessGuard } from "./process-guard.ts"
 
 /**
@@ -68,15 +69,12 @@ export class ProcessRegistry {
 }
 
 /**
- * The agent's own model keys stay with the agent: commands a script runs (a repository's tests,
- * say) do not inherit them. The executor process itself still reads EXA_API_KEY for webSearch.
+ * The environment for a process a tool starts: this process's, less the agent's own keys (a
+ * repository's tests, say, do not inherit them).
  */
-const WITHHELD = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "EXA_API_KEY"]
-
-/** The environment for a process a tool starts: this process's, less the withheld keys. */
 function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...extra }
-  for (const name of WITHHELD) delete env[name]
+  for (const name of WITHHELD_KEYS) delete env[name]
   return env
 }
 

@@ -13,6 +13,8 @@ const sub = join(repo, "packages", "app")
 const xdg = join(root, "xdg")
 mkdirSync(join(repo, ".git"), { recursive: true })
 mkdirSync(sub, { recursive: true })
+// The writable directory sub's clanka.json names (a writable root must exist).
+mkdirSync(join(sub, "cache"))
 mkdirSync(join(xdg, "clanka"), { recursive: true })
 // Above the repository root: never read.
 writeFileSync(join(root, "clanka.json"), JSON.stringify({ model: "outside/ignored" }))

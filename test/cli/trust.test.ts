@@ -142,7 +142,9 @@ describe.skipIf(!sandboxWorks)("an untrusted project's clanka.json may only narr
       rmSync(join(repo, "clanka.json"))
       writeFileSync(join(xdg, "clanka", "config.json"), JSON.stringify({ sandbox: "off", writable: [join(repo, "..")], network: true, env: ["ANTHROPIC_API_KEY", "GITHUB_TOKEN"] }))
       const user = await clanka(["exec", "-C", repo, "-e", probe(spy.url)], { env })
-      expect(user).toEqual({ code: 0, stdout: `write: done\ntoken: [${TOKEN}]\nnetwork: reached\n`, stderr: "" })
+      // The model key is still kept from the script's commands, and that is said.
+      const withheld = `clanka: ${join(xdg, "clanka", "config.json")}: env: ANTHROPIC_API_KEY is not passed: clanka keeps its model and search keys (ANTHROPIC_API_KEY, OPENAI_API_KEY, EXA_API_KEY) from scripts and the commands they run\n`
+      expect(user).toEqual({ code: 0, stdout: `write: done\ntoken: [${TOKEN}]\nnetwork: reached\n`, stderr: withheld })
     } finally {
       spy.stop()
     }
