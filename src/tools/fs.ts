@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto"
 import type { Stats } from "node:fs"
-import { chmod, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
+import { chmod, cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, resolve } from "node:path"
 import * as v from "valibot"
 import { ToolError } from "../errors.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
-import { checkWritable } from "./write-policy.ts"
+import { checkWritable, refusedBySandbox, type WriteAction } from "./write-policy.ts"
 import { filesChanged } from "./semantic/live.ts"
 
 /**
@@ -73,9 +73,45 @@ async function writeAtomic(target: string, content: string): Promise<void> {
     if (existing) await chmod(temp, existing.mode & 0o7777)
     await rename(temp, target)
   } catch (error) {
-    await rm(temp, { force: true })
+    // The write's own failure is the one to report, not a failed clean-up after it.
+    await rm(temp, { force: true }).catch(() => {})
     throw error
   }
+}
+
+/** Runs a write; a refusal of the OS sandbox becomes one line naming the directory and the flag. */
+async function writing<T>(ctx: ToolContext, tool: string, action: WriteAction, shown: string, path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    const reason = await refusedBySandbox(ctx.policy, error, path)
+    if (reason) throw new ToolError(`${tool}: cannot ${action} ${shown}: ${reason}`)
+    throw error
+  }
+}
+
+/**
+ * rename(), and across file systems (the sandbox's /tmp is one of its own) a copy and a removal, as
+ * mv does; a source that cannot be removed takes the copy back. A sandbox refusal names its side.
+ */
+async function move(ctx: ToolContext, shown: string, source: string, target: string): Promise<void> {
+  const step = (path: string, work: () => Promise<void>) => writing(ctx, "renameFile", "rename", shown, path, work)
+  try {
+    return await step(target, () => rename(source, target))
+  } catch (error) {
+    if (!isCode(error, "EXDEV")) throw error
+  }
+  if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`renameFile: ${shown}: the target is a directory on another file system; remove it first`)
+  const orUndo = (work: () => Promise<void>) => async () => {
+    try {
+      await work()
+    } catch (error) {
+      await rm(target, { recursive: true, force: true }).catch(() => {})
+      throw error
+    }
+  }
+  await step(target, orUndo(() => cp(source, target, { recursive: true, force: true, preserveTimestamps: true, verbatimSymlinks: true })))
+  await step(source, orUndo(() => rm(source, { recursive: true })))
 }
 
 const Line = v.pipe(v.number(), v.integer(), v.minValue(1))
@@ -111,9 +147,12 @@ export const fsTools: Tool[] = [
       if (path.endsWith("/")) throw new ToolError(`writeFile: ${path} ends with "/", which names a directory; give the path of a file`)
       await checkWritable(ctx, "writeFile", [{ shown: path, path: target, action: "write" }])
       if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`writeFile: ${path} is a directory`)
-      await mkdirFor(target, path, "writeFile")
-      // Through a symlink to its target: renaming over the link would replace it with a file.
-      await writeAtomic(await realpath(target).catch(() => target), content)
+      const real = await realpath(target).catch(() => target)
+      await writing(ctx, "writeFile", "write", path, real, async () => {
+        await mkdirFor(target, path, "writeFile")
+        // Through a symlink to its target: renaming over the link would replace it with a file.
+        await writeAtomic(real, content)
+      })
       await filesChanged(ctx.directory, [target])
     },
   }),
@@ -130,7 +169,7 @@ export const fsTools: Tool[] = [
       const info = await statOrNull(target)
       if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
       if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
-      await rm(target)
+      await writing(ctx, "removeFile", "remove", path, target, () => rm(target))
       await filesChanged(ctx.directory, [target])
     },
   }),
@@ -148,8 +187,8 @@ export const fsTools: Tool[] = [
         { shown: to, path: target, action: "rename" },
       ])
       if (!(await statOrNull(source))) throw new ToolError(`renameFile: ${from} does not exist`)
-      await mkdirFor(target, to, "renameFile")
-      await rename(source, target)
+      await writing(ctx, "renameFile", "rename", `${from} to ${to}`, target, () => mkdirFor(target, to, "renameFile"))
+      await move(ctx, `${from} to ${to}`, source, target)
       await filesChanged(ctx.directory, [source, target])
     },
   }),

@@ -1,7 +1,9 @@
-import { realpath } from "node:fs/promises"
+import { lstat, realpath } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
+import type { SandboxPolicy } from "../contract.ts"
 import { ToolError } from "../errors.ts"
+import { credentialStores } from "../executor/credential-stores.ts"
 import { protectedPathBelow, protectedPathOf, protectedPaths } from "./protected-paths.ts"
 import type { ToolContext } from "./tool.ts"
 
@@ -21,6 +23,31 @@ export interface WriteTarget {
 }
 
 const SYSTEM_TEMP = "/tmp"
+
+/**
+ * Why the OS sandbox refused a write that the policy check below let through (a credential store it
+ * hides inside the workspace: an empty read-only directory, or a file bound over), worded as that
+ * check words its refusals; undefined for any other failure. `path`: what was being written.
+ */
+export async function refusedBySandbox(policy: SandboxPolicy, error: unknown, path: string): Promise<string | undefined> {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (policy.mode === "off" || (code !== "EROFS" && code !== "EBUSY")) return undefined
+  if (policy.mode === "read-only") return "the sandbox is read-only; run with --sandbox workspace-write to allow writes"
+  const store = credentialStores().find((store) => within(store, path))
+  if (store) return `${store} is a credential store, which the sandbox hides from scripts (empty and read-only); run with --readable ${store} to leave it as it is, or --sandbox off`
+  // EBUSY: the file is a mount point (bound over); EROFS: the directory it goes in is read-only.
+  const kept = code === "EBUSY" ? path : await nearestExisting(dirname(path))
+  return `the sandbox (${policy.mode}) keeps ${kept} read-only; run with --writable ${kept} to allow it, or --sandbox off`
+}
+
+async function nearestExisting(path: string): Promise<string> {
+  for (;;) {
+    if (await lstat(path).then(() => true, () => false)) return path
+    const parent = dirname(path)
+    if (parent === path) return path
+    path = parent
+  }
+}
 
 /**
  * Refuses, with one ToolError naming the first offender, unless every target may be written under

@@ -1,6 +1,6 @@
 import { type SandboxPolicy, UNRESTRICTED } from "../../contract.ts"
 import { CancelledError, ToolError } from "../../errors.ts"
-import { checkWritable } from "../write-policy.ts"
+import { checkWritable, refusedBySandbox } from "../write-policy.ts"
 import { commitChanges } from "./commit.ts"
 import { parsePatch } from "./parse.ts"
 import { formatProblems } from "./report.ts"
@@ -29,7 +29,7 @@ export async function applyPatch(patch: string, directory: string, options: Appl
   const { writes, deletes, targets } = await workspace.writes()
   await checkWritable({ directory, policy }, "applyPatch", targets, "; no file was changed")
   if (signal?.aborted) throw new CancelledError("cancelled; no file was changed")
-  await commitChanges(writes, deletes)
+  await commitChanges(writes, deletes, (error, path) => refusedBySandbox(policy, error, path))
   await options.onChanged?.([...writes.map((write) => write.target), ...deletes])
   return workspace.summaryText()
 }

@@ -19,7 +19,11 @@ export interface FileWrite {
  * stays on one filesystem), then the renames, then the deletions. If a temp file cannot be
  * written, nothing has changed yet and everything created is removed again.
  */
-export async function commitChanges(writes: readonly FileWrite[], deletes: readonly string[]): Promise<void> {
+/** Why writing `path` failed, when the caller knows better than the error code (a sandbox's refusal). */
+export type Explain = (error: unknown, path: string) => Promise<string | undefined>
+
+export async function commitChanges(writes: readonly FileWrite[], deletes: readonly string[], explain: Explain = async () => undefined): Promise<void> {
+  const reason = async (error: unknown, path: string) => (await explain(error, path)) ?? codeReason(error)
   const temps: Array<{ temp: string; write: FileWrite }> = []
   const createdDirs: string[] = []
   try {
@@ -33,10 +37,11 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       if (write.mode !== undefined) await chmod(temp, write.mode)
     }
   } catch (error) {
-    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true })))
-    for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true })
-    const failed = writes[temps.length]?.display ?? writes[writes.length - 1]?.display
-    throw new ToolError(`could not write ${failed}: ${reason(error)}; no file was changed`)
+    // Clean-up failures are not the news: the write's own failure is.
+    await Promise.all(temps.map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
+    for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
+    const failed = writes[temps.length] ?? writes[writes.length - 1]
+    throw new ToolError(`could not write ${failed?.display}: ${await reason(error, failed?.target ?? "")}; no file was changed`)
   }
 
   const done: string[] = []
@@ -45,9 +50,9 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       await rename(temp, write.target)
       done.push(write.display)
     } catch (error) {
-      await Promise.all(temps.slice(i).map(({ temp }) => rm(temp, { force: true })))
+      await Promise.all(temps.slice(i).map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
       const written = done.length ? `only ${done.join(", ")} was written` : "no file was changed"
-      throw new ToolError(`could not write ${write.display}: ${reason(error)}; ${written}`)
+      throw new ToolError(`could not write ${write.display}: ${await reason(error, write.target)}; ${written}`)
     }
   }
   for (const path of deletes) {
@@ -55,13 +60,13 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       await unlink(path)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        throw new ToolError(`could not delete ${path}: ${reason(error)}; the other changes were written`)
+        throw new ToolError(`could not delete ${path}: ${await reason(error, path)}; the other changes were written`)
       }
     }
   }
 }
 
-function reason(error: unknown): string {
+function codeReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code
   if (code === "EACCES" || code === "EPERM") return "permission denied"
   if (code === "ENOTDIR") return "a parent path is a file, not a directory"
