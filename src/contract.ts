@@ -246,6 +246,12 @@ export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutM
   beforeTool?(): void
   /** Cancel: kill the script and every process it started. */
   signal?: AbortSignal
+  /**
+   * When given, the report of a script that failed (its error and code frame, or the marker of a
+   * time or memory stop) comes here, once all its output was yielded, instead of in the output:
+   * `clanka exec` keeps stdout to what the script printed. The model, without it, sees it all.
+   */
+  onReport?(text: string): void
 }
 
 export interface Executor {

@@ -105,6 +105,8 @@ async function runOn(
         if (print) process.stderr.write(`${host.name}: taskComplete: ${summary}\n`)
       },
       onSubagent: noSubagents,
+      // Output is what the script printed; why it failed is the error line.
+      onReport: () => {},
     })) {
       if (print) await print.write(text)
       else output += text

@@ -35,6 +35,8 @@ export default defineCommand({
         signal: interrupt.signal,
         onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${summary}\n`),
         onSubagent: noSubagents,
+        // stdout is what the script printed; why it failed is the one line on stderr.
+        onReport: () => {},
       })
       for await (const text of output) await write(text, interrupt.signal)
       return ExitCode.ok

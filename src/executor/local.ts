@@ -96,11 +96,14 @@ export class LocalExecutor implements Executor {
     this.started.add(processes)
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
+    let report = ""
     const run = this.sandbox.run({
       script: options.script,
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
       signal: abort.signal,
       onOutput: (text) => output.push(text),
+      // Kept for the consumer until the output before it was taken (see below).
+      ...(options.onReport ? { onReport: (text: string) => void (report += text) } : {}),
       onCall: (tool, params) => {
         options.beforeTool?.()
         return this.tools.call(tool, params, ctx)
@@ -126,6 +129,9 @@ export class LocalExecutor implements Executor {
           // Taken: the script may print more (see OUTPUT_WINDOW_CHARS).
           run.consumed(text.length)
         }
+      } catch (error) {
+        if (report !== "") options.onReport?.(report)
+        throw error
       } finally {
         // A consumer that stops reading early cancels the script rather than leave it blocked.
         if (!finished) abort.abort(new CancelledError())

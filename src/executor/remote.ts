@@ -190,10 +190,13 @@ export class RemoteExecutor implements Executor {
     let requestId: number | undefined
     let settled: { value: unknown } | { error: unknown } | undefined
     let heardAt = Date.now()
+    /** The failed script's report, for options.onReport once the output before it was yielded. */
+    let report = ""
 
     const onOutput = (output: Output) => {
       heardAt = Date.now()
-      if (output._tag === "Text") {
+      if (output._tag === "Text" && output.report && options.onReport) report += output.text
+      else if (output._tag === "Text") {
         queue.push(output.text)
         queued += output.text.length
         if (queued > HIGH_WATER_CHARS && !release) {
@@ -274,7 +277,10 @@ export class RemoteExecutor implements Executor {
     }
     const result = v.safeParse(ExecuteResultSchema, settled.value)
     if (!result.success) throw await this.failWith({ notProtocol: `an execute result ${JSON.stringify(settled.value)}` })
-    if (!result.output.ok) throw new ScriptError(result.output.error)
+    if (!result.output.ok) {
+      if (report !== "") options.onReport?.(report)
+      throw new ScriptError(result.output.error)
+    }
   }
 
   private answerSubagent(id: string | number, prompt: string, host: string | undefined, options: ExecuteOptions): void {

@@ -60,7 +60,8 @@ export type ExecuteResult = v.InferOutput<typeof ExecuteResultSchema>
 
 /** What an execute produces besides its result, in `execute/output` notifications. */
 export const OutputSchema = v.variant("_tag", [
-  v.looseObject({ _tag: v.literal("Text"), text: v.string() }),
+  /** `report`: the failed script's report (its error and code frame), after all its other output. */
+  v.looseObject({ _tag: v.literal("Text"), text: v.string(), report: v.optional(v.boolean()) }),
   v.looseObject({ _tag: v.literal("TaskComplete"), summary: v.string() }),
   /** `host`: run the sub-agent's scripts on that host of the agent's run (delegate(task, {host})). */
   v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string(), host: v.optional(v.string()) }),

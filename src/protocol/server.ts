@@ -151,6 +151,11 @@ export async function serveExecutor(
           })
         },
         onAgentCall: agentCallVia(key, (out) => (flushText(), notify(out)), controller.signal),
+        // Marked, so that a client can keep it apart from what the script printed (clanka exec).
+        onReport(report) {
+          flushText()
+          for (let at = 0; at < report.length; at += TEXT_CHUNK) notify({ _tag: "Text", text: report.slice(at, at + TEXT_CHUNK), report: true })
+        },
         // Output printed before a tool call leaves before the tool runs, not a tick later.
         beforeTool() {
           flushText()

@@ -7,6 +7,8 @@ export interface RunOptions {
   timeoutMs: number
   signal?: AbortSignal
   onOutput(text: string): void
+  /** The report of a run that failed (the error and its code frame, a stop's marker); default: onOutput. */
+  onReport?(text: string): void
   /** Runs a tool on this thread; rejects with the message the script sees. */
   onCall(tool: string, params: unknown): Promise<unknown>
 }
@@ -151,14 +153,14 @@ export class Sandbox {
             finish({ ok: true }, true, message.sent)
             break
           case "failed":
-            options.onOutput(message.output)
+            ;(options.onReport ?? options.onOutput)(message.output)
             finish({ ok: false, reason: "error", error: message.error }, message.reusable, message.sent)
             break
         }
       }
       /** Ends the run for a reason outside the script; the worker cannot be reused. */
       const stop = (reason: "error" | "timeout" | "memory", error: string, shown = `${error}\n`) => {
-        options.onOutput(shown)
+        ;(options.onReport ?? options.onOutput)(shown)
         finish({ ok: false, reason, error }, false)
       }
       const onError = (event: ErrorEvent) => {

@@ -146,6 +146,26 @@ for (const kind of KINDS) {
       expect(printed).toBe('before\nError: broken (line 2)\n  2 | throw new Error("broken")\n')
     })
 
+    test("with onReport, the report of a failed script comes there, after its output, not in it", async () => {
+      for (const [script, report] of [
+        ['console.log("before")\nthrow new Error("broken")', 'Error: broken (line 2)\n  2 | throw new Error("broken")\n'],
+        ["console.log('before'); for (;;) {}", "\n[script timed out after 0.3 s and was stopped]\n"],
+      ]) {
+        const events: string[] = []
+        let printed = ""
+        try {
+          for await (const text of executor.execute({ ...quiet, script: script!, timeoutMs: 300, onReport: (text) => void events.push(`report:${text}`) })) {
+            printed += text
+            events.push(`output:${text}`)
+          }
+        } catch (error) {
+          events.push(`error:${(error as Error).name}`)
+        }
+        expect(printed).toBe("before\n")
+        expect(events.slice(-2)).toEqual([`report:${report}`, "error:ScriptError"])
+      }
+    })
+
     test("a rejected tool call is the script's error, with the tool's message", async () => {
       const { error } = await runToFailure(executor, { script: 'await bash({ command: "echo out; exit 3" })' })
       expect(error).toBeInstanceOf(ScriptError)
