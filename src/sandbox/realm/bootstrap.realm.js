@@ -190,10 +190,11 @@
     new RealmProxy(
       {},
       {
-        get: (_, key) =>
-          typeof key === "string" && key !== "then"
-            ? { [key](...args) { return callTool(name, [], new RealmError()) } }[key]
-            : undefined,
+        // What inspecting, printing or awaiting it reads (then, toJSON, toString…) stays plain.
+        get: (target, key) =>
+          typeof key !== "string" || key === "then" || key === "toJSON" || key in target
+            ? target[key]
+            : { [key]() { return callTool(name, [], new RealmError()) } }[key],
       },
     )
   for (const name of toolNames) {
