@@ -186,7 +186,7 @@ describe("configuration files", () => {
     const write = `await writeFile({ path: "out.txt", content: "x" }); console.log("written")`
     const readOnly = await clanka(["exec", "-C", sub, "-e", write], { env })
     expect(readOnly.code).toBe(1)
-    expect(readOnly.stdout).toContain("the sandbox is read-only")
+    expect(readOnly.stderr).toContain("the sandbox is read-only")
     const notice = `clanka: ignored in the untrusted project config: ../../.mcp.json: mcpServers (1); clanka.json: writable; trust it with: clanka trust ${sub} (or pass --trust-project for this run)\n`
     // (The user's MCP server starts, not the untrusted project's; it cannot here: one line, and the script runs.)
     expect(await clanka(["exec", "-C", sub, "--sandbox", "off", "-e", write], { env })).toEqual({
