@@ -1,4 +1,5 @@
 import { defineCommand } from "citty"
+import { run as spec } from "./commands.ts"
 import { readFile } from "node:fs/promises"
 import { createAgent, type Agent } from "../agent/agent.ts"
 import { loadUserContext } from "../agent/user-context.ts"
@@ -12,29 +13,12 @@ import type { ImagePart, Model } from "../providers/model.ts"
 import { repeated } from "./argv.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
+import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
-import { openSession, sessionArgs, sessionSource, type SessionFlags } from "./session-flags.ts"
+import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
 
 export default defineCommand({
-  meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
-  args: {
-    prompt: { type: "positional", required: false, description: 'the task (all words); "-" reads it from stdin', valueHint: "PROMPT" },
-    model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL, else chosen by the API key that is set)", valueHint: "SPEC" },
-    "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: --model)", valueHint: "SPEC" },
-    ...executorArgs,
-    output: { type: "string", alias: "o", description: "pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
-    json: { type: "boolean", description: "same as --output ndjson" },
-    "json-schema": { type: "string", description: "the result must validate against this JSON Schema file", valueHint: "FILE" },
-    "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
-    "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
-    system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
-    image: { type: "string", description: "show the model an image with the prompt: PNG, JPEG, GIF or WebP (repeatable)", valueHint: "FILE", repeatable: true },
-    ...sessionArgs,
-    "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
-    "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
-    "max-depth": { type: "string", description: "how deep sub-agents nest (default 1: sub-agents do not delegate; 0: no sub-agents)", valueHint: "N" },
-  },
+  ...spec,
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
     const { config, sources } = projectConfig(args)

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty"
-import { executorArgs, openExecutor, projectConfig } from "./executor-flags.ts"
+import { tools as spec } from "./commands.ts"
+import { openExecutor, projectConfig } from "./executor-flags.ts"
 
 export default defineCommand({
-  meta: { name: "tools", description: "Print the tool declarations the model sees (of the executor given with --ssh or --executor)" },
-  args: { ...executorArgs },
+  ...spec,
   async run({ args }) {
     const { config } = projectConfig(args)
     if (args.ssh === undefined && args.executor === undefined && Object.keys(config.mcpServers ?? {}).length === 0) {
