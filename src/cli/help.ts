@@ -7,6 +7,7 @@
 import { VERSION } from "../version.ts"
 import { type CommandSpec, commands } from "./commands.ts"
 import { type Block, runSections, type Section, topLevelSections } from "./help-text.ts"
+import { conversationKeys } from "./slash-commands.ts"
 
 export interface HelpStyle {
   /** Columns to fit; 80 when the terminal's width is unknown or stdout is not a terminal. */
@@ -40,6 +41,11 @@ export function commandHelp(name: string, style: HelpStyle): string {
   return render([spec.meta.description, "", usage], sections, style)
 }
 
+/** What /help prints in conversation mode. */
+export function conversationHelp(width: number): string {
+  return ["Commands and keys:", ...renderBlock({ rows: conversationKeys }, Math.max(NARROWEST, width))].join("\n") + "\n"
+}
+
 /** The rows of a command's positionals (term, description, usage word) and of its flags. */
 function argumentRows(spec: CommandSpec): { positionals: Array<[string, string, string]>; flags: Array<[string, string]> } {
   const positionals: Array<[string, string, string]> = []
@@ -50,10 +56,14 @@ function argumentRows(spec: CommandSpec): { positionals: Array<[string, string, 
       positionals.push([word, def.description ?? "", def.required ? `<${word}>` : `[${word}]`])
       continue
     }
-    const aliases = [(def as { alias?: string | string[] }).alias ?? []].flat()
     // Short flags first, then long ones; a row without a short flag keeps the long ones aligned.
-    const short = aliases.filter((alias) => alias.length === 1).map((alias) => `-${alias}, `).join("")
-    const long = [...aliases.filter((alias) => alias.length > 1), name].map((each) => `--${each}`).join(", ")
+    let short = ""
+    let long = ""
+    for (const alias of [(def as { alias?: string | string[] }).alias ?? []].flat()) {
+      if (alias.length === 1) short += `-${alias}, `
+      else long += `--${alias}, `
+    }
+    long += `--${name}`
     const value = def.type === "string" ? `=<${def.valueHint ?? name.toUpperCase()}>` : ""
     flags.push([`${short || "    "}${long}${value}`, withDefault(def.description ?? "", def)])
     if (def.type === "boolean" && (def.default === true || def.negativeDescription)) {
@@ -65,7 +75,7 @@ function argumentRows(spec: CommandSpec): { positionals: Array<[string, string, 
 
 /** The description and the flag's default, unless the description already says it. */
 function withDefault(description: string, def: { type?: string; default?: unknown }): string {
-  if (def.default === undefined || /\bdefault\b/i.test(description)) return description
+  if (def.default === undefined || description.includes("default")) return description
   if (def.type === "boolean") return def.default === true ? `${description} (the default)` : description
   return `${description} (default ${String(def.default)})`
 }

@@ -14,8 +14,10 @@ import { repeated } from "./argv.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
 import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
+import { conversationHelp } from "./help.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
+import { slashCommand } from "./slash-commands.ts"
 
 export default defineCommand({
   ...spec,
@@ -169,7 +171,8 @@ async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEv
 
 /**
  * Conversation mode on a terminal: each line is a prompt; lines typed while the agent works
- * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit.
+ * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit. A
+ * `/word` line is a command (slash-commands.ts): one that does not exist is said so, never sent.
  * A signal from outside stops the turn and leaves with exit 130.
  */
 async function converse(
@@ -183,7 +186,7 @@ async function converse(
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
-  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })
   let current: AbortController | undefined
   let turn: Promise<void> = Promise.resolve()
@@ -201,10 +204,21 @@ async function converse(
         if (!closed) rl.prompt()
       })
     }
+    // Between turns the prompt comes back at once; during one, the turn's end brings it.
+    const say = (text: string) => {
+      process.stderr.write(text)
+      if (!current) rl.prompt()
+    }
     rl.on("line", (input) => {
       const line = input.trim()
-      if (line === "/exit" || line === "/quit") return rl.close()
-      if (line === "/compact" && !current) return void compactNow()
+      const slash = slashCommand(line)
+      if (slash && "unknown" in slash) return say(`clanka: unknown command ${slash.unknown}; /help lists the commands\n`)
+      if (slash?.command === "exit") return rl.close()
+      if (slash?.command === "help") return say(conversationHelp(process.stderr.columns || 80))
+      if (slash?.command === "compact") {
+        if (current) return say("clanka: /compact works between turns: wait for this one to end, or stop it with Ctrl-C\n")
+        return void compactNow()
+      }
       if (!line) return current ? undefined : rl.prompt()
       if (current) agent.steer(line)
       else start(line)
