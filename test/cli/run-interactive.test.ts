@@ -175,6 +175,28 @@ test("/help lists the commands and an unknown /word says so; neither reaches the
   expect(server!.requests.length).toBe(1)
 })
 
+test("/compact or an unknown /word typed while a turn runs is answered on the terminal, not sent to steer the model", async () => {
+  const gate = join(directory, "gate")
+  rmSync(gate, { force: true })
+  const waitForGate = 'let n = 0\nwhile (!(await readFile({ path: "gate" })) && n++ < 400) await sleep(50)\nconsole.log("gate open")'
+  const term = await converse([{ blocks: [{ type: "execute", script: waitForGate }] }, text("Done.")])
+
+  term.type("format the code\r")
+  let seen = await term.waitFor('console.log("gate open")')
+  term.type("/compact\r")
+  seen = await term.waitFor("clanka: /compact works between turns: wait for this one to end, or stop it with Ctrl-C\n", seen)
+  term.type("/nope\r")
+  seen = await term.waitFor("clanka: unknown command /nope; /help lists the commands\n", seen)
+  writeFileSync(gate, "open")
+  seen = await term.waitFor("Done.\n", seen)
+  await term.waitFor(PROMPT, seen)
+
+  expect(server!.requests.length).toBe(2)
+  expect(JSON.stringify(server!.requests[1]!.body.messages)).not.toMatch(/\/compact|\/nope/)
+  term.type("\x04")
+  expect(await term.exited()).toBe(0)
+})
+
 test("Ctrl-C stops the running turn and the conversation goes on; Ctrl-C when idle leaves", async () => {
   const term = await converse([
     { blocks: [{ type: "execute", script: 'console.log("started")\nawait sleep(60000)' }] },
