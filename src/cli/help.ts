@@ -82,36 +82,43 @@ function withDefault(description: string, def: { type?: string; default?: unknow
 
 function render(head: string[], sections: Section[], style: HelpStyle): string {
   const width = Math.max(NARROWEST, style.width)
-  const lines = head.flatMap((line) => (line ? wrap(line, width) : [""]))
+  let out = ""
+  for (const line of head) out += line ? wrap(line, width).join("\n") + "\n" : "\n"
   for (const section of sections) {
-    lines.push("", style.color ? `\x1b[1m${section.title}\x1b[22m` : section.title)
-    for (const block of section.blocks) lines.push("", ...renderBlock(block, width))
+    out += "\n" + (style.color ? `\x1b[1m${section.title}\x1b[22m` : section.title) + "\n"
+    for (const block of section.blocks) out += "\n" + renderBlock(block, width).join("\n") + "\n"
   }
-  return lines.join("\n") + "\n"
+  return out
 }
 
+// Plain loops, not map and spread: the help runs once, cold, where each call costs.
 function renderBlock(block: Block, width: number): string[] {
-  const pad = " ".repeat(INDENT)
-  if ("text" in block) return wrap(block.text, width - INDENT).map((line) => pad + line)
+  const lines: string[] = []
+  if ("text" in block) {
+    for (const line of wrap(block.text, width - INDENT)) lines.push(" ".repeat(INDENT) + line)
+    return lines
+  }
   // The term column fits the longest term, but takes at most 40% of the width: a longer term sits
   // on its own line and its description starts on the next.
   const most = Math.floor(width * 0.4)
-  const longest = Math.max(0, ...block.rows.map(([term]) => term.length).filter((length) => length <= most))
+  let longest = 0
+  for (const [term] of block.rows) if (term.length <= most && term.length > longest) longest = term.length
   const column = INDENT + longest + GAP
-  const lines: string[] = []
+  const under = " ".repeat(column)
   for (const [term, description] of block.rows) {
     const text = wrap(description, width - column)
-    const first = pad + term
-    if (first.length + GAP > column) lines.push(first)
-    else lines.push(first.padEnd(column) + (text.shift() ?? ""))
-    lines.push(...text.map((line) => " ".repeat(column) + line))
+    const first = " ".repeat(INDENT) + term
+    let next = 0
+    if (first.length + GAP > column || text.length === 0) lines.push(first)
+    else lines.push(first + " ".repeat(column - first.length) + text[next++])
+    for (; next < text.length; next++) lines.push(under + text[next])
   }
-  return lines.map((line) => line.trimEnd())
+  return lines
 }
 
 /**
- * Greedy word wrap to `width` columns at spaces; a word longer than a line is cut. Written with
- * indexes rather than a split: the help runs once, cold, and this is most of its time.
+ * Greedy word wrap to `width` columns at spaces; a word longer than a line is cut. Indexes rather
+ * than a split, for the same reason.
  */
 export function wrap(text: string, width: number): string[] {
   const lines: string[] = []
