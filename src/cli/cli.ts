@@ -1,12 +1,18 @@
-import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty"
+import type { CommandDef } from "citty"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
-import { wantsColor } from "../output/sink.ts"
 import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
+import { commands } from "./commands.ts"
 import { errorMessage } from "../util/error-message.ts"
 
-const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
+/**
+ * Each command's module, loaded only when the command runs: its help and its usage errors come
+ * from commands.ts. Until a command runs, output goes through console.log and console.error,
+ * which cost nothing, where process.stdout and process.stderr build Node streams (15-20 ms in
+ * the compiled binary); so --version, help and usage errors stay as fast as an empty program.
+ */
+const modules: Record<string, () => Promise<CommandDef<any>>> = {
   run: () => import("./run.ts").then((m) => m.default),
   exec: () => import("./exec.ts").then((m) => m.default),
   tool: () => import("./tool.ts").then((m) => m.default),
@@ -17,27 +23,27 @@ const subCommands: Record<string, () => Promise<CommandDef<any>>> = {
   trust: () => import("./trust.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
-  help: () => import("./help.ts").then((m) => m.default),
 }
 
-const main = defineCommand({
-  meta: {
-    name: "clanka",
-    version: VERSION,
-    description: "A coding agent in code mode: the model writes JavaScript that calls the tools.",
-  },
-  subCommands,
-})
+/**
+ * Set once a command runs: from then on clanka's own lines go through process.stdout and
+ * process.stderr as the command's do, since console.log can overtake a write still waiting
+ * for a full pipe.
+ */
+let streamsInUse = false
+
+/** One line on stdout or stderr, in order with what the command printed. */
+function say(to: "stdout" | "stderr", line: string): void {
+  if (streamsInUse) process[to].write(line + "\n")
+  else if (to === "stdout") console.log(line)
+  else console.error(line)
+}
 
 /** Commands whose positional words are all one argument: `clanka run fix the bug`. */
 const joinsWords = new Set(["run"])
 
 /** Runs the command line and returns the process exit code. Errors become one line on stderr. */
 export async function runCli(argv: string[]): Promise<number> {
-  // A closed stdout or stderr (a pipe whose reader left) must not crash with a stack trace;
-  // commands that stream watch stdout themselves (interrupt.ts) and stop.
-  process.stdout.on("error", () => {})
-  process.stderr.on("error", () => {})
   try {
     // Only global flags before the command: help wins over the version.
     if (argv.length === 0 || argv[0]!.startsWith("-")) {
@@ -46,24 +52,22 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`${unknown.startsWith("-") ? "unknown option" : "unknown command"} "${unknown}" (see clanka --help)`)
       }
       if (argv.length > 0 && !argv.includes("--help") && !argv.includes("-h")) {
-        process.stdout.write(`clanka ${VERSION}\n`)
+        console.log(`clanka ${VERSION}`)
         return ExitCode.ok
       }
       await printHelp()
       return argv.length === 0 ? ExitCode.usage : ExitCode.ok
     }
     const [name, ...rest] = argv
-    const load = subCommands[name!]
-    if (!load) throw unknownCommand(name!)
-    const command = await load()
+    const spec = commands[name!]
+    if (!spec) throw unknownCommand(name!)
     if (rest.includes("--help") || rest.includes("-h")) {
       await printHelp(name)
       return ExitCode.ok
     }
-    const argsDef = (await resolveArgs(command)) ?? {}
     try {
-      const { positionals, forCitty } = checkArgs(rest, argsDef)
-      const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
+      const { positionals, forCitty } = checkArgs(rest, spec.args)
+      const declared = Object.entries(spec.args).filter(([, def]) => def.type === "positional")
       if (!joinsWords.has(name!) && positionals.length > declared.length) {
         throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
       }
@@ -71,17 +75,23 @@ export async function runCli(argv: string[]): Promise<number> {
       if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} (see clanka ${name} --help)`)
       if (name === "help") {
         const topic = positionals[0]
-        if (topic !== undefined && !subCommands[topic]) throw unknownCommand(topic)
+        if (topic !== undefined && !commands[topic]) throw unknownCommand(topic)
         await printHelp(topic)
         return ExitCode.ok
       }
+      // A closed stdout or stderr (a pipe whose reader left) must not crash with a stack trace;
+      // commands that stream watch stdout themselves (interrupt.ts) and stop.
+      process.stdout.on("error", () => {})
+      process.stderr.on("error", () => {})
+      streamsInUse = true
+      const [command, { runCommand }] = await Promise.all([modules[name!]!(), import("citty")])
       const { result } = await runCommand(command, { rawArgs: forCitty })
       return typeof result === "number" ? result : ExitCode.ok
     } catch (error) {
       // In ndjson mode a failed run always ends with an AgentError line: a bad flag, a missing
       // key or an unreachable executor as much as a failed task (which run reports itself).
       if (name === "run" && error instanceof ClankaError && wantsNdjson(rest)) {
-        process.stdout.write(JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }) + "\n")
+        say("stdout", JSON.stringify({ _tag: "AgentError", message: error.message, exitCode: error.exitCode }))
       }
       throw error
     }
@@ -91,17 +101,16 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 function unknownCommand(name: string): UsageError {
-  return new UsageError(`unknown command "${name}"; commands: ${Object.keys(subCommands).join(", ")} (clanka --help)`)
+  return new UsageError(`unknown command "${name}"; commands: ${Object.keys(commands).join(", ")} (clanka --help)`)
 }
 
 /** The help of clanka (with its options, environment and exit codes), or of one command. */
 async function printHelp(name?: string): Promise<void> {
-  if (name === undefined) {
-    const { topLevelHelp } = await import("./help.ts")
-    process.stdout.write(plain(await renderUsage(main)) + "\n" + topLevelHelp)
-    return
-  }
-  process.stdout.write(plain(await renderUsage(await subCommands[name]!(), main)) + "\n")
+  const [{ commandHelp, topLevelHelp }, { stdoutTerminal }] = await Promise.all([import("./help.ts"), import("./terminal.ts")])
+  const terminal = stdoutTerminal()
+  const style = { width: terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
+  // console.log ends the line itself.
+  console.log((name === undefined ? topLevelHelp(style) : commandHelp(name, style)).replace(/\n$/, ""))
 }
 
 function wantsNdjson(args: string[]): boolean {
@@ -110,26 +119,16 @@ function wantsNdjson(args: string[]): boolean {
   )
 }
 
-async function resolveArgs(command: CommandDef<any>): Promise<Record<string, any> | undefined> {
-  const args = command.args
-  return typeof args === "function" ? await args() : await args
-}
-
-/** citty colours its help unless NO_COLOR=1 or CI; colour only a terminal, and honour any NO_COLOR. */
-function plain(text: string): string {
-  return wantsColor(process.stdout) ? text : text.replace(/\x1b\[[0-9;]*m/g, "")
-}
-
 /** Prints one line for the user; the stack only with CLANKA_DEBUG=1. */
 export function reportError(error: unknown): number {
   const debug = process.env.CLANKA_DEBUG === "1"
   if (error instanceof ClankaError) {
-    process.stderr.write(`clanka: ${visible(error.message)}\n`)
-    if (debug && error.stack) process.stderr.write(error.stack + "\n")
+    say("stderr", `clanka: ${visible(error.message)}`)
+    if (debug && error.stack) say("stderr", error.stack)
     return error.exitCode
   }
   const message = errorMessage(error)
-  process.stderr.write(`clanka: ${visible(message.split("\n")[0]!)}\n`)
-  if (debug && error instanceof Error && error.stack) process.stderr.write(error.stack + "\n")
+  say("stderr", `clanka: ${visible(message.split("\n")[0]!)}`)
+  if (debug && error instanceof Error && error.stack) say("stderr", error.stack)
   return ExitCode.failed
 }

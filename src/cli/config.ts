@@ -1,16 +1,12 @@
 import { defineCommand } from "citty"
+import { config as spec } from "./commands.ts"
 import { loadConfig, userConfigPath } from "../config/load.ts"
 import { trustProjectFromEnv } from "../config/trust.ts"
 import { visible } from "../output/visible.ts"
 import { skippedServerLines } from "./trust.ts"
 
 export default defineCommand({
-  meta: { name: "config", description: "Print the merged configuration and where each value came from" },
-  args: {
-    directory: { type: "string", alias: "C", description: "the project directory (default: cwd)", valueHint: "DIR" },
-    json: { type: "boolean", description: "print {config, sources, files: [{path, trust, ignored}]} as JSON" },
-    "trust-project": { type: "boolean", description: "show the project's files as trusted for a run with --trust-project (also CLANKA_TRUST_PROJECT=1)" },
-  },
+  ...spec,
   async run({ args }) {
     const loaded = loadConfig(args.directory ?? ".", { trustProject: args["trust-project"] === true || trustProjectFromEnv() })
     for (const line of skippedServerLines(loaded)) process.stderr.write(`clanka: ${line}\n`)

@@ -1,21 +1,15 @@
 import { defineCommand } from "citty"
+import { exec as spec } from "./commands.ts"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { CancelledError, noSubagents, ScriptError } from "../contract.ts"
 import { secondsFlag } from "./duration.ts"
-import { callsSearch, executorArgs, openExecutor, sshHosts } from "./executor-flags.ts"
+import { callsSearch, openExecutor, sshHosts } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
 export default defineCommand({
-  meta: { name: "exec", description: "Run one code-mode script without a model and print its output" },
-  args: {
-    file: { type: "positional", required: false, description: "script file, or - for stdin", valueHint: "FILE|-" },
-    eval: { type: "string", alias: "e", description: "the script itself", valueHint: "CODE" },
-    timeout: { type: "string", description: "time limit of the script in seconds (default 600)", valueHint: "SECONDS" },
-    json: { type: "boolean", description: "print one JSON result per host: host, ssh, exitCode, output, error, taskComplete, durationMs" },
-    ...executorArgs,
-  },
+  ...spec,
   async run({ args }) {
     const script = await readScript(args.file, args.eval)
     const timeoutMs = secondsFlag("--timeout", args.timeout)

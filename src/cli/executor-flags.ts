@@ -1,4 +1,3 @@
-import type { ArgsDef } from "citty"
 import { resolve } from "node:path"
 import type { Capabilities, Executor, SandboxPolicy, StdioMcpServer } from "../contract.ts"
 import { expandServers } from "../config/expand.ts"
@@ -11,39 +10,8 @@ import { checkEnvName, executorEnv, WITHHELD_KEYS } from "../executor/executor-e
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
-import { checkWritableRoot, sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
-
-/** Flags that choose where scripts run; shared by run, exec and tool. */
-export const executorArgs = {
-  directory: { type: "string", alias: "C", description: "working directory (default: cwd)", valueHint: "DIR" },
-  executor: { type: "string", description: "spawn CMD and speak the executor protocol on its stdio", valueHint: "CMD" },
-  ssh: {
-    type: "string",
-    description: "run on [NAME=][USER@]HOST[:DIR] through the system ssh; repeatable (exec: on every host; run: on the first, delegate() to the others)",
-    valueHint: "HOST",
-    repeatable: true,
-  },
-  "remote-bin": { type: "string", description: "path of clanka on the remote host (default $CLANKA_REMOTE_BIN or clanka)", valueHint: "PATH" },
-  upload: {
-    type: "boolean",
-    default: true,
-    description: "copy this clanka to an --ssh host that lacks it (into ~/.cache/clanka/bin there)",
-    negativeDescription: "never copy clanka to the host: a host without it is exit 3",
-  },
-  ...(sandboxArgs as unknown as ArgsDef),
-  env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
-  search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
-  "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
-  "trust-project": { type: "boolean", description: "obey this project's clanka.json and .mcp.json for this run without clanka trust (also CLANKA_TRUST_PROJECT=1)" },
-} as const
-
-/** The same, for the commands that work with one executor (tool, tools, mcp): --ssh names one host. */
-export const oneExecutorArgs = {
-  ...executorArgs,
-  // Read as repeatable still, so that a second host gets the line naming the commands that take several.
-  ssh: { type: "string", description: "run on [USER@]HOST[:DIR] through the system ssh (one host)", valueHint: "HOST", repeatable: true },
-} as const
 
 export interface ExecutorFlags {
   directory?: string

@@ -1,28 +1,17 @@
 import { realpathSync, statSync } from "node:fs"
 import { resolve } from "node:path"
 import { defineCommand } from "citty"
+import { executor as spec } from "./commands.ts"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
 import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
-import { checkWritableRoot, sandboxArgs, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
-  meta: {
-    name: "executor",
-    description: "Serve the executor protocol (JSON-RPC, one message per line) on stdin/stdout.",
-  },
-  args: {
-    directory: {
-      type: "string",
-      alias: "C",
-      description: "Directory the tools work in (default: the current directory)",
-    },
-    ...sandboxArgs,
-    search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
-  },
+  ...spec,
   async run({ args }) {
     const directory = resolve(args.directory ?? ".")
     let isDirectory = false

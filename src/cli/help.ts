@@ -1,111 +1,140 @@
 /**
- * `clanka help [COMMAND]`, and what the top-level help adds to citty's rendering: the global
- * options, the environment variables and the exit codes. cli.ts prints it; this module only
- * describes the command and holds the text.
+ * The help, fitted to the terminal: `clanka help` (and --help), `clanka help COMMAND` (and
+ * `clanka COMMAND --help`). Rows are a term and a description whose lines wrap under their own
+ * column; a term too long for the column sits on its own line. Every flag states its default once.
+ * Reads only commands.ts and help-text.ts: no command module is loaded to print its help.
  */
-import { defineCommand } from "citty"
+import { VERSION } from "../version.ts"
+import { type CommandSpec, commands } from "./commands.ts"
+import { type Block, runSections, type Section, topLevelSections } from "./help-text.ts"
+import { conversationKeys } from "./slash-commands.ts"
 
-export default defineCommand({
-  meta: { name: "help", description: "Print this help, or the help of COMMAND (the same as clanka COMMAND --help)" },
-  args: {
-    command: { type: "positional", required: false, description: "the command to explain", valueHint: "COMMAND" },
-  },
-})
+export interface HelpStyle {
+  /** Columns to fit; 80 when the terminal's width is unknown or stdout is not a terminal. */
+  width: number
+  /** Bold headings (a terminal without NO_COLOR). */
+  color: boolean
+}
 
-export const topLevelHelp = `
-OPTIONS
+const DESCRIPTION = "a coding agent in code mode; the model writes JavaScript that calls the tools."
+/** Spaces before a row's term, and between the term column and the description. */
+const INDENT = 2
+const GAP = 4
+/** Below this many columns the layout stops shrinking (lines may then pass the width). */
+const NARROWEST = 40
 
-  -h, --help       print this help (clanka help COMMAND or clanka COMMAND --help for one command)
-  -v, --version    print the version
+export function topLevelHelp(style: HelpStyle): string {
+  const names = Object.values(commands).map((spec): [string, string] => [spec.meta.name, spec.meta.description])
+  const sections: Section[] = [{ title: "COMMANDS", blocks: [{ rows: names }] }, ...topLevelSections]
+  return render([`clanka ${VERSION}: ${DESCRIPTION}`, "", "USAGE clanka COMMAND [OPTIONS]"], sections, style)
+}
 
-SANDBOX (run, exec, tool; --sandbox MODE)
+export function commandHelp(name: string, style: HelpStyle): string {
+  const spec = commands[name]!
+  const { positionals, flags } = argumentRows(spec)
+  const usage = ["USAGE clanka", name, ...(flags.length > 0 ? ["[OPTIONS]"] : []), ...positionals.map(([, , usage]) => usage)].join(" ")
+  const sections: Section[] = [
+    ...(positionals.length > 0 ? [{ title: "ARGUMENTS", blocks: [{ rows: positionals.map(([term, text]): [string, string] => [term, text]) }] }] : []),
+    ...(flags.length > 0 ? [{ title: "OPTIONS", blocks: [{ rows: flags }] }] : []),
+    ...(name === "run" ? runSections : []),
+  ]
+  return render([spec.meta.description, "", usage], sections, style)
+}
 
-  mode              scripts may write                          network          default
-  workspace-write   the workspace (-C), /tmp, --writable DIRs  off (--network)  where bubblewrap works
-  read-only         nothing                                    off (--network)
-  off               anywhere                                   on
-  In workspace-write, git hooks and config, clanka.json, .mcp.json and .clanka/ stay read-only
-  unless --writable names them (--writable .git/hooks).
+/** What /help prints in conversation mode. */
+export function conversationHelp(width: number): string {
+  return ["Commands and keys:", ...renderBlock({ rows: conversationKeys }, Math.max(NARROWEST, width))].join("\n") + "\n"
+}
 
-  Scripts always run in a separate executor process whose environment is an allow-list (PATH,
-  HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach
-  them. webSearch runs on the agent's side with EXA_API_KEY.
-  In the OS sandbox scripts hold no capabilities (root included), cannot reach the host's unix
-  sockets without --network, get a /tmp of --tmp-size (default 1G) and at most 1,024 processes,
-  and find ~/.ssh, ~/.aws, ~/.netrc and the other credential stores empty (--readable PATH shows one).
+/** The rows of a command's positionals (term, description, usage word) and of its flags. */
+function argumentRows(spec: CommandSpec): { positionals: Array<[string, string, string]>; flags: Array<[string, string]> } {
+  const positionals: Array<[string, string, string]> = []
+  const flags: Array<[string, string]> = []
+  for (const [name, def] of Object.entries(spec.args)) {
+    if (def.type === "positional") {
+      const word = name.toUpperCase()
+      positionals.push([word, def.description ?? "", def.required ? `<${word}>` : `[${word}]`])
+      continue
+    }
+    // Short flags first, then long ones; a row without a short flag keeps the long ones aligned.
+    let short = ""
+    let long = ""
+    for (const alias of [(def as { alias?: string | string[] }).alias ?? []].flat()) {
+      if (alias.length === 1) short += `-${alias}, `
+      else long += `--${alias}, `
+    }
+    long += `--${name}`
+    const value = def.type === "string" ? `=<${def.valueHint ?? name.toUpperCase()}>` : ""
+    flags.push([`${short || "    "}${long}${value}`, withDefault(def.description ?? "", def)])
+    if (def.type === "boolean" && (def.default === true || def.negativeDescription)) {
+      flags.push([`    --no-${name}`, def.negativeDescription ?? `the opposite of --${name}`])
+    }
+  }
+  return { positionals, flags }
+}
 
-CONFIGURATION (clanka config prints the merged values and their files)
+/** The description and the flag's default, unless the description already says it. */
+function withDefault(description: string, def: { type?: string; default?: unknown }): string {
+  if (def.default === undefined || description.includes("default")) return description
+  if (def.type === "boolean") return def.default === true ? `${description} (the default)` : description
+  return `${description} (default ${String(def.default)})`
+}
 
-  clanka.json     project defaults (model, subagentModel, sandbox, network, writable, env, output,
-                  maxTurns, turnTimeout, system, remoteBin, mcpServers), read from -C DIR and its
-                  parents up to the repository root; the nearest wins
-  .mcp.json       the project's MCP servers, as other agents write them
-  $XDG_CONFIG_HOME/clanka/config.json   the user's defaults (below the project's)
-  AGENTS.md       instructions for the model, from the repository root down to -C DIR (CLAUDE.md
-                  where a directory has none), after the user's $XDG_CONFIG_HOME/clanka/AGENTS.md
-  skills          folders with a SKILL.md under .agents/skills/, .claude/skills/ and
-                  $XDG_CONFIG_HOME/clanka/skills/ (clanka skills lists them)
-  Flags (and CLANKA_MODEL) beat the files. A mistake is exit 2 naming the file and the key.
+function render(head: string[], sections: Section[], style: HelpStyle): string {
+  const width = Math.max(NARROWEST, style.width)
+  let out = ""
+  for (const line of head) out += line ? wrap(line, width).join("\n") + "\n" : "\n"
+  for (const section of sections) {
+    out += "\n" + (style.color ? `\x1b[1m${section.title}\x1b[22m` : section.title) + "\n"
+    for (const block of section.blocks) out += "\n" + renderBlock(block, width).join("\n") + "\n"
+  }
+  return out
+}
 
-TRUST (the project's files widen nothing until you trust them)
+// Plain loops, not map and spread: the help runs once, cold, where each call costs.
+function renderBlock(block: Block, width: number): string[] {
+  const lines: string[] = []
+  if ("text" in block) {
+    for (const line of wrap(block.text, width - INDENT)) lines.push(" ".repeat(INDENT) + line)
+    return lines
+  }
+  // The term column fits the longest term, but takes at most 40% of the width: a longer term sits
+  // on its own line and its description starts on the next.
+  const most = Math.floor(width * 0.4)
+  let longest = 0
+  for (const [term] of block.rows) if (term.length <= most && term.length > longest) longest = term.length
+  const column = INDENT + longest + GAP
+  const under = " ".repeat(column)
+  for (const [term, description] of block.rows) {
+    const text = wrap(description, width - column)
+    const first = " ".repeat(INDENT) + term
+    let next = 0
+    if (first.length + GAP > column || text.length === 0) lines.push(first)
+    else lines.push(first + " ".repeat(column - first.length) + text[next++])
+    for (; next < text.length; next++) lines.push(under + text[next])
+  }
+  return lines
+}
 
-  clanka trust [DIR]      trust DIR's clanka.json and .mcp.json files as they are now (default cwd);
-                          a file created, changed or deleted later is untrusted again
-  clanka trust --list     trusted directories: "trusted" or "changed since trusted"
-  clanka trust --remove DIR
-  --trust-project         trust them for one run (also CLANKA_TRUST_PROJECT=1)
-  Untrusted, only model, subagentModel, output, maxTurns, turnTimeout, system, a stricter sandbox
-  and network: false apply; their MCP servers never start and \${VAR} in them is never expanded.
-
-MCP
-
-  mcpServers: {"name": {"command", "args", "env", "cwd"}} runs on the executor's side (in its
-  sandbox, also over --ssh); {"type": "http", "url", "headers"} on the agent's side. Scripts call
-  await mcp.<name>.<tool>(args); clanka tool mcp.<name>.<tool> JSON calls one tool.
-  clanka mcp serves execute itself as an MCP tool on stdio (-C, --ssh, --sandbox apply).
-
-SESSIONS (run)
-
-  Every run is saved as it happens (one JSONL file per session, directory 0700, files 0600, no
-  keys) in $CLANKA_HOME/sessions, else $XDG_STATE_HOME/clanka/sessions, else
-  ~/.local/state/clanka/sessions.
-  --continue         go on from the newest session of this directory (or --ssh/--executor target)
-  --resume ID        go on from session ID (a unique prefix is enough), same id
-  --fork ID          a new session starting from a copy of session ID
-  --no-session       keep the run in memory only (also CLANKA_NO_SESSION=1)
-  clanka sessions [--json] [--all]        list sessions (this directory's, or all)
-  clanka sessions show ID [--json|-o F]   replay a session's events
-
-ENVIRONMENT
-
-  ANTHROPIC_API_KEY          key of the anthropic/… models
-  ANTHROPIC_BASE_URL         Anthropic API URL (default https://api.anthropic.com)
-  OPENAI_API_KEY             key of the openai/… models (optional for openai-compatible/…)
-  OPENAI_BASE_URL            OpenAI API URL (default https://api.openai.com/v1); the server of
-                             openai-compatible/… models
-  CLANKA_MODEL               the default --model
-  EXA_API_KEY                key of webSearch (EXA_BASE_URL: another Exa endpoint)
-  CLANKA_REMOTE_BIN          path of clanka on --ssh hosts (default clanka)
-  CLANKA_PING_MS             liveness ping interval in ms (default 5000); an executor silent for
-                             six of them (30 s) is lost: exit 3
-  CLANKA_SCRIPT_MEMORY_MB    scripts are stopped past this executor memory (default 4096)
-  CLANKA_SEARCH_ENGINE       rg or builtin: force rg()'s engine
-  CLANKA_BWRAP               the bubblewrap binary (default bwrap on PATH)
-  XDG_CONFIG_HOME            the user's clanka/config.json, AGENTS.md and skills/ (default ~/.config)
-  CLANKA_HOME                where sessions and trusted projects are saved ($CLANKA_HOME/sessions,
-                             $CLANKA_HOME/trust.json)
-  XDG_STATE_HOME             sessions and trust.json in $XDG_STATE_HOME/clanka (default ~/.local/state)
-  CLANKA_TRUST_PROJECT=1     trust the project's clanka.json and .mcp.json (--trust-project)
-  CLANKA_NO_SESSION=1        do not save runs
-  NO_COLOR                   no colours
-  CLANKA_DEBUG=1             add the stack trace to an error
-
-EXIT CODES
-
-  0      success
-  1      the task failed (model error after retries, max turns, schema never satisfied,
-         script threw in exec, tool failed)
-  2      bad usage or bad input (unknown flag, missing key, unreadable file, bad parameters)
-  3      the executor was lost (remote died, ssh failed)
-  130    interrupted (Ctrl-C, SIGTERM, SIGHUP, or the reader of stdout left)
-`
+/**
+ * Greedy word wrap to `width` columns at spaces; a word longer than a line is cut. Indexes rather
+ * than a split, for the same reason.
+ */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let start = 0
+  while (start < text.length) {
+    while (text.charCodeAt(start) === 32) start++
+    if (start >= text.length) break
+    if (text.length - start <= width) {
+      lines.push(text.slice(start).trimEnd())
+      break
+    }
+    // The last space that lets the line fit; none: cut the word.
+    const space = text.lastIndexOf(" ", start + width)
+    const end = space > start ? space : start + width
+    lines.push(text.slice(start, end).trimEnd())
+    start = end
+  }
+  return lines
+}

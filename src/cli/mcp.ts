@@ -5,16 +5,16 @@
  * client gains code mode and clanka's tools.
  */
 import { defineCommand } from "citty"
+import { mcp as spec } from "./commands.ts"
 import { CancelledError, EXECUTE_TOOL, EXECUTE_TOOL_NAME, type Executor, noSubagents, ScriptError, scriptOf } from "../contract.ts"
 import { ExitCode } from "../errors.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { VERSION } from "../version.ts"
-import { oneExecutorArgs, openExecutor } from "./executor-flags.ts"
+import { openExecutor } from "./executor-flags.ts"
 
 export default defineCommand({
-  meta: { name: "mcp", description: "Serve execute (code mode with clanka's tools) as an MCP server on stdio" },
-  args: { ...oneExecutorArgs },
+  ...spec,
   async run({ args }) {
     const executor = await openExecutor(args)
     const [{ Server }, { LineTransport }, types] = await Promise.all([

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty"
+import { run as spec } from "./commands.ts"
 import { readFile } from "node:fs/promises"
 import { createAgent, type Agent } from "../agent/agent.ts"
 import { loadUserContext } from "../agent/user-context.ts"
@@ -12,29 +13,14 @@ import type { ImagePart, Model } from "../providers/model.ts"
 import { repeated } from "./argv.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
-import { executorArgs, openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
+import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
+import { conversationHelp } from "./help.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
-import { openSession, sessionArgs, sessionSource, type SessionFlags } from "./session-flags.ts"
+import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
+import { slashCommand } from "./slash-commands.ts"
 
 export default defineCommand({
-  meta: { name: "run", description: "Run the agent on a task (or talk to it when no prompt is given on a terminal)" },
-  args: {
-    prompt: { type: "positional", required: false, description: 'the task (all words); "-" reads it from stdin', valueHint: "PROMPT" },
-    model: { type: "string", alias: "m", description: "provider/model[:effort] (default $CLANKA_MODEL, else chosen by the API key that is set)", valueHint: "SPEC" },
-    "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: --model)", valueHint: "SPEC" },
-    ...executorArgs,
-    output: { type: "string", alias: "o", description: "pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
-    json: { type: "boolean", description: "same as --output ndjson" },
-    "json-schema": { type: "string", description: "the result must validate against this JSON Schema file", valueHint: "FILE" },
-    "max-turns": { type: "string", description: "stop with an error after N model turns", valueHint: "N" },
-    "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
-    system: { type: "string", description: "extra system instructions", valueHint: "TEXT" },
-    image: { type: "string", description: "show the model an image with the prompt: PNG, JPEG, GIF or WebP (repeatable)", valueHint: "FILE", repeatable: true },
-    ...sessionArgs,
-    "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
-    "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
-    "max-depth": { type: "string", description: "how deep sub-agents nest (default 1: sub-agents do not delegate; 0: no sub-agents)", valueHint: "N" },
-  },
+  ...spec,
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
     const { config, sources } = projectConfig(args)
@@ -185,7 +171,8 @@ async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEv
 
 /**
  * Conversation mode on a terminal: each line is a prompt; lines typed while the agent works
- * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit.
+ * steer it. Ctrl-C stops the running turn, or leaves when idle; so do Ctrl-D and /exit. A
+ * `/word` line is a command (slash-commands.ts): one that does not exist is said so, never sent.
  * A signal from outside stops the turn and leaves with exit 130.
  */
 async function converse(
@@ -199,7 +186,7 @@ async function converse(
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
-  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })
   let current: AbortController | undefined
   let turn: Promise<void> = Promise.resolve()
@@ -217,10 +204,21 @@ async function converse(
         if (!closed) rl.prompt()
       })
     }
+    // Between turns the prompt comes back at once; during one, the turn's end brings it.
+    const say = (text: string) => {
+      process.stderr.write(text)
+      if (!current) rl.prompt()
+    }
     rl.on("line", (input) => {
       const line = input.trim()
-      if (line === "/exit" || line === "/quit") return rl.close()
-      if (line === "/compact" && !current) return void compactNow()
+      const slash = slashCommand(line)
+      if (slash && "unknown" in slash) return say(`clanka: unknown command ${slash.unknown}; /help lists the commands\n`)
+      if (slash?.command === "exit") return rl.close()
+      if (slash?.command === "help") return say(conversationHelp(process.stderr.columns || 80))
+      if (slash?.command === "compact") {
+        if (current) return say("clanka: /compact works between turns: wait for this one to end, or stop it with Ctrl-C\n")
+        return void compactNow()
+      }
       if (!line) return current ? undefined : rl.prompt()
       if (current) agent.steer(line)
       else start(line)

@@ -4,24 +4,6 @@ import { SandboxModes } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import type { SandboxRequest } from "../executor/os-sandbox.ts"
 
-/** The OS sandbox's flags, shared by run, exec, tool and executor. */
-export const sandboxArgs = {
-  sandbox: {
-    type: "string",
-    description: "workspace-write (default where bubblewrap works), read-only or off",
-    valueHint: "MODE",
-  },
-  network: { type: "boolean", description: "let scripts reach the network from inside the sandbox" },
-  writable: { type: "string", description: "another writable directory (repeatable)", valueHint: "DIR", repeatable: true },
-  readable: {
-    type: "string",
-    description: "leave this credential store (~/.ssh, ~/.netrc, ...) visible to scripts (repeatable)",
-    valueHint: "PATH",
-    repeatable: true,
-  },
-  "tmp-size": { type: "string", description: "size of the sandbox's private /tmp: bytes, or with K, M, G (default 1G)", valueHint: "SIZE" },
-} as const
-
 /** The --tmp-size value in bytes (1024-based K, M, G); undefined when absent. */
 export function tmpSize(value: string | undefined): number | undefined {
   if (value === undefined) return undefined

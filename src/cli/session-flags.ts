@@ -11,18 +11,6 @@ import { SessionRecorder } from "../session/recorder.ts"
 import { findSession, newestSession, readTranscriptText, realDirectory, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
 import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
 
-export const sessionArgs = {
-  continue: { type: "boolean", description: "go on from the newest session of this directory (or --ssh/--executor target)" },
-  resume: { type: "string", description: "go on from session ID (a unique prefix is enough; see clanka sessions)", valueHint: "ID" },
-  fork: { type: "string", description: "start a new session from a copy of session ID", valueHint: "ID" },
-  session: {
-    type: "boolean",
-    description: "save this run as a session (the default)",
-    negativeDescription: "keep this run in memory only (also CLANKA_NO_SESSION=1)",
-    default: true,
-  },
-} as const
-
 export interface SessionFlags {
   continue?: boolean
   resume?: string

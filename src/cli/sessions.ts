@@ -4,20 +4,14 @@
  * through a formatter, as `clanka run` printed them.
  */
 import { defineCommand } from "citty"
+import { sessions as spec } from "./commands.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { visible } from "../output/visible.ts"
 import { findSession, listSessions, readTranscriptText, realDirectory, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
 
 export default defineCommand({
-  meta: { name: "sessions", description: "List saved sessions, or replay one (clanka sessions show ID)" },
-  args: {
-    action: { type: "positional", required: false, description: '"show" to replay a session', valueHint: "show" },
-    id: { type: "positional", required: false, description: "the session to show (a unique prefix is enough)", valueHint: "ID" },
-    json: { type: "boolean", description: "one JSON object per line (show: the events as run --json printed them)" },
-    all: { type: "boolean", description: "sessions of every directory, not only this one" },
-    output: { type: "string", alias: "o", description: "show: pretty | ndjson | text (default: pretty on a terminal, else text)", valueHint: "FORMAT" },
-  },
+  ...spec,
   async run({ args }): Promise<number> {
     const words: string[] = args._ ?? []
     if (words.length === 0) {

@@ -4,23 +4,20 @@
  * that executor's (its capabilities). The user's always come from this machine, as in a run.
  */
 import { defineCommand } from "citty"
+import { skills as spec } from "./commands.ts"
 import { resolve } from "node:path"
 import type { SkillSummary } from "../contract.ts"
 import { loadUserContext } from "../agent/user-context.ts"
 import { displayPath, findSkills, projectSkillRoots } from "../skills/discover.ts"
 import { visible } from "../output/visible.ts"
-import { executorArgs, openExecutor } from "./executor-flags.ts"
+import { openExecutor } from "./executor-flags.ts"
 
 interface Listed extends SkillSummary {
   scope: "project" | "user"
 }
 
 export default defineCommand({
-  meta: { name: "skills", description: "List the skills the model is offered: the project's (.agents/skills, .claude/skills) and the user's" },
-  args: {
-    ...executorArgs,
-    json: { type: "boolean", description: "one JSON object per line: name, description, path, scope" },
-  },
+  ...spec,
   async run({ args }) {
     const local = args.ssh === undefined && args.executor === undefined
     const directory = resolve(local ? (args.directory ?? ".") : ".")

@@ -1,24 +1,15 @@
 import { defineCommand } from "citty"
+import { tool as spec } from "./commands.ts"
 import { InvalidParamsError, UnknownToolError } from "../contract.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"
-import { oneExecutorArgs, openExecutor } from "./executor-flags.ts"
+import { openExecutor } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
 import { errorMessage } from "../util/error-message.ts"
 
 const interrupted = Symbol("interrupted")
 
 export default defineCommand({
-  meta: { name: "tool", description: "Call one tool directly and print its JSON result" },
-  args: {
-    name: { type: "positional", required: true, description: "tool name (clanka tools lists them)", valueHint: "NAME" },
-    params: {
-      type: "positional",
-      required: false,
-      description: "parameters as JSON (a plain string for tools that take one); - reads them from stdin",
-      valueHint: "JSON",
-    },
-    ...oneExecutorArgs,
-  },
+  ...spec,
   async run({ args }) {
     const params = parseParams(args.params === "-" ? await readStdin() : args.params)
     const executor = await openExecutor(args, { searchLikely: args.name === "search" })

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty"
-import { oneExecutorArgs, openExecutor, projectConfig } from "./executor-flags.ts"
+import { tools as spec } from "./commands.ts"
+import { openExecutor, projectConfig } from "./executor-flags.ts"
 
 export default defineCommand({
-  meta: { name: "tools", description: "Print the tool declarations the model sees (of the executor given with --ssh or --executor)" },
-  args: { ...oneExecutorArgs },
+  ...spec,
   async run({ args }) {
     const { servers, unavailable } = projectConfig(args)
     if (args.ssh === undefined && args.executor === undefined && Object.keys(servers).length === 0 && unavailable.length === 0) {

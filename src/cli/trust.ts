@@ -4,6 +4,7 @@
  * Also the one line commands print when an untrusted project's settings were ignored.
  */
 import { defineCommand } from "citty"
+import { trust as spec } from "./commands.ts"
 import { relative } from "node:path"
 import { ExitCode, UsageError } from "../errors.ts"
 import type { LoadedConfig } from "../config/load.ts"
@@ -11,12 +12,7 @@ import { trustedProjects, trustProject, trustStorePath, untrustProject } from ".
 import { visible } from "../output/visible.ts"
 
 export default defineCommand({
-  meta: { name: "trust", description: "Trust a project's clanka.json and .mcp.json (sandbox, MCP servers, env) as they are now" },
-  args: {
-    directory: { type: "positional", required: false, description: "the project directory (default: cwd)", valueHint: "DIR" },
-    list: { type: "boolean", description: "list the trusted directories and whether their files changed since" },
-    remove: { type: "string", description: "stop trusting DIR", valueHint: "DIR" },
-  },
+  ...spec,
   async run({ args }): Promise<number> {
     const words: string[] = args._ ?? []
     if ([args.list === true, args.remove !== undefined, words.length > 0].filter(Boolean).length > 1) {

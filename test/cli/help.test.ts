@@ -1,12 +1,12 @@
 import { expect, test } from "bun:test"
-import { clanka } from "../support/cli.ts"
+import { BUN, clanka, MAIN, ROOT } from "../support/cli.ts"
 
 test("clanka help prints what clanka --help prints, exit 0", async () => {
   const help = await clanka(["help"])
   expect(help).toEqual(await clanka(["--help"]))
   expect(help.code).toBe(0)
   expect(help.stderr).toBe("")
-  expect(help.stdout).toContain("      help    Print this help, or the help of COMMAND")
+  expect(help.stdout).toContain("\n  help        Print this help, or the help of COMMAND")
 })
 
 test("clanka help COMMAND prints what clanka COMMAND --help prints", async () => {
@@ -52,4 +52,83 @@ test("clanka help with an unknown command, or more than one, is exit 2 with one 
     stdout: "",
     stderr: 'clanka: unexpected argument "exec" (see clanka help --help)\n',
   })
+})
+
+/** What clanka prints on a pseudo-terminal of `cols` columns (stdout is then that terminal). */
+async function onTerminal(args: string[], cols: number): Promise<string> {
+  let screen = ""
+  const decoder = new TextDecoder()
+  const child = Bun.spawn([BUN, MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1" },
+    terminal: { cols, rows: 50, data: (_terminal, data) => void (screen += decoder.decode(data, { stream: true })) },
+  })
+  expect(await child.exited).toBe(0)
+  // The last output may arrive just after the exit.
+  await Bun.sleep(100)
+  child.terminal!.close()
+  return screen.replace(/\r/g, "")
+}
+
+/** The rows of one section (from its title to the next title), without the blank line after the title. */
+function section(help: string, title: string): string[] {
+  const lines = help.split("\n")
+  const start = lines.findIndex((line) => line.startsWith(title))
+  expect(start).toBeGreaterThan(-1)
+  const end = lines.findIndex((line, index) => index > start && /^[A-Z]/.test(line))
+  return lines.slice(start + 2, end === -1 ? undefined : end).filter((line, index, all) => index < all.length - 1 || line !== "")
+}
+
+/** Each flag of an OPTIONS section with its description, continuation lines joined. */
+function flagEntries(rows: string[]): Array<{ flag: string; text: string }> {
+  const entries: Array<{ flag: string; text: string }> = []
+  for (const row of rows) {
+    const flag = row.match(/^ {2}(?:-\w, )? *(--[\w-]+)/)
+    if (flag) entries.push({ flag: flag[1]!, text: row })
+    else entries.at(-1)!.text += " " + row.trim()
+  }
+  return entries
+}
+
+for (const cols of [80, 120]) {
+  test(`clanka help run on a ${cols}-column terminal: every line fits, rows wrap under their column, one default per flag`, async () => {
+    const help = await onTerminal(["help", "run"], cols)
+    expect(help).toEqual(await onTerminal(["run", "--help"], cols))
+    const lines = help.split("\n")
+    expect(lines.filter((line) => line.length > cols)).toEqual([])
+    const options = section(help, "OPTIONS")
+    // One row after the other: no blank line between them, no row cut mid-word onto a line of its own.
+    expect(options.length).toBeGreaterThan(30)
+    expect(options.filter((line) => line.trim() === "")).toEqual([])
+    const column = options[0]!.indexOf("provider/model")
+    expect(column).toBeGreaterThan(10)
+    for (const line of options) {
+      if (!/^ {2}(-\w, | {4})--/.test(line)) expect(line.slice(0, column).trim()).toBe("")
+    }
+    const entries = flagEntries(options)
+    expect(entries.map((entry) => entry.flag)).toContain("--no-upload")
+    for (const entry of entries) {
+      expect(entry.text).not.toContain("(Default:")
+      expect(entry.text.match(/default/gi)?.length ?? 0).toBeLessThanOrEqual(1)
+    }
+    expect(entries.find((entry) => entry.flag === "--upload")!.text).toContain("(the default)")
+    expect(entries.find((entry) => entry.flag === "--no-upload")!.text).not.toContain("default")
+    expect(entries.find((entry) => entry.flag === "--session")!.text).toEndWith("save this run as a session (the default)")
+    // The conversation keys and the exit codes.
+    const keys = section(help, "CONVERSATION").join("\n")
+    for (const key of ["/help", "/compact", "/exit", "Ctrl-C", "Ctrl-D"]) expect(keys).toContain(`  ${key}`)
+    const codes = section(help, "EXIT CODES").filter((line) => /^ {2}\d+ /.test(line))
+    expect(codes.map((line) => line.trim().split(/\s+/)[0])).toEqual(["0", "1", "2", "3", "130"])
+  })
+}
+
+test("help fits 80 columns when stdout is not a terminal, and on a terminal of 120 uses the width", async () => {
+  for (const args of [["--help"], ["help", "run"], ["help", "exec"], ["help", "sessions"]]) {
+    const { stdout, code } = await clanka(args)
+    expect(code).toBe(0)
+    expect(stdout.split("\n").filter((line) => line.length > 80)).toEqual([])
+  }
+  const wide = await onTerminal(["help"], 120)
+  expect(wide.split("\n").filter((line) => line.length > 120)).toEqual([])
+  expect(wide.split("\n").some((line) => line.length > 80)).toBe(true)
 })

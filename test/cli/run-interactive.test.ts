@@ -92,7 +92,7 @@ const text = (answer: string): FakeTurn => ({ blocks: [{ type: "text", text: ans
 
 test("a text answer ends the turn; the next prompt carries the history; Ctrl-D leaves with exit 0", async () => {
   const term = await converse([text("Paris is the capital of France."), text("About 2.1 million people.")])
-  expect(term.screen).toStartWith(`clanka · anthropic/claude-sonnet-4-5 · ${directory}\nType a request; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+  expect(term.screen).toStartWith(`clanka · anthropic/claude-sonnet-4-5 · ${directory}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
 
   term.type("What is the capital of France?\r")
   let seen = await term.waitFor("Paris is the capital of France.\n")
@@ -145,6 +145,55 @@ test("a line typed while a script runs steers: it reaches the model as a user me
   expect(messages[2].content.map((block: { type: string }) => block.type)).toEqual(["tool_result", "text"])
 
   term.type("/exit\r")
+  expect(await term.exited()).toBe(0)
+})
+
+test("/help lists the commands and an unknown /word says so; neither reaches the model, a line starting with a path does", async () => {
+  const term = await converse([text("Looking at it.")])
+
+  term.type("/help\r")
+  let seen = await term.waitFor("Commands and keys:\n")
+  for (const row of ["/compact", "/exit, /quit", "Ctrl-C", "Ctrl-D"]) await term.waitFor(`  ${row} `, seen)
+  seen = await term.waitFor(PROMPT, seen)
+
+  term.type("/exti\r")
+  seen = await term.waitFor("clanka: unknown command /exti; /help lists the commands\n", seen)
+  seen = await term.waitFor(PROMPT, seen)
+  term.type("/Compacting-Now\r")
+  seen = await term.waitFor("clanka: unknown command /Compacting-Now; /help lists the commands\n", seen)
+  seen = await term.waitFor(PROMPT, seen)
+  expect(server!.requests.length).toBe(0)
+
+  // A path is not a command: more words, or a second slash, and the line is a request.
+  term.type("/src/foo.ts is broken\r")
+  seen = await term.waitFor("Looking at it.\n", seen)
+  await term.waitFor(PROMPT, seen)
+  expect(server!.requests.map((request) => request.lastUserText)).toEqual(["/src/foo.ts is broken"])
+
+  term.type("/exit\r")
+  expect(await term.exited()).toBe(0)
+  expect(server!.requests.length).toBe(1)
+})
+
+test("/compact or an unknown /word typed while a turn runs is answered on the terminal, not sent to steer the model", async () => {
+  const gate = join(directory, "gate")
+  rmSync(gate, { force: true })
+  const waitForGate = 'let n = 0\nwhile (!(await readFile({ path: "gate" })) && n++ < 400) await sleep(50)\nconsole.log("gate open")'
+  const term = await converse([{ blocks: [{ type: "execute", script: waitForGate }] }, text("Done.")])
+
+  term.type("format the code\r")
+  let seen = await term.waitFor('console.log("gate open")')
+  term.type("/compact\r")
+  seen = await term.waitFor("clanka: /compact works between turns: wait for this one to end, or stop it with Ctrl-C\n", seen)
+  term.type("/nope\r")
+  seen = await term.waitFor("clanka: unknown command /nope; /help lists the commands\n", seen)
+  writeFileSync(gate, "open")
+  seen = await term.waitFor("Done.\n", seen)
+  await term.waitFor(PROMPT, seen)
+
+  expect(server!.requests.length).toBe(2)
+  expect(JSON.stringify(server!.requests[1]!.body.messages)).not.toMatch(/\/compact|\/nope/)
+  term.type("\x04")
   expect(await term.exited()).toBe(0)
 })
 
