@@ -8,6 +8,8 @@ import { builtinTools, ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
+import { errorMessage } from "../util/error-message.ts"
+import { ToolSpanRecorder } from "../telemetry/tool-spans.ts"
 import type { ExecutorMcp } from "../mcp/executor-side.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
 import { type AgentCall, CancelledError, type Capabilities, type CapabilitiesRequest, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
@@ -97,6 +99,7 @@ export class LocalExecutor implements Executor {
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
     let report = ""
+    const spans = options.onSpans && ToolSpanRecorder.for(options.trace)
     const run = this.sandbox.run({
       script: options.script,
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
@@ -106,12 +109,22 @@ export class LocalExecutor implements Executor {
       ...(options.onReport ? { onReport: (text: string) => void (report += text) } : {}),
       onCall: (tool, params) => {
         options.beforeTool?.()
-        return this.tools.call(tool, params, ctx)
+        const span = spans?.start(tool)
+        if (!span) return this.tools.call(tool, params, ctx)
+        // A sub-agent this call starts is nested under the call's span.
+        const traced: ToolContext = { ...ctx, onSubagent: (prompt, request) => ctx.onSubagent(prompt, { ...request, spanId: span.spanId }) }
+        const call = this.tools.call(tool, params, traced)
+        call.then(
+          () => span.end(),
+          (error) => span.end(errorMessage(error)),
+        )
+        return call
       },
     })
     let finished = false
     run.result.then((result) => {
       finished = true
+      if (spans) options.onSpans!(spans.take())
       options.signal?.removeEventListener("abort", onCancel)
       // Tool calls the script did not wait for can no longer deliver their results: stop them.
       abort.abort(new CancelledError(result.ok ? "the script ended" : result.error))
