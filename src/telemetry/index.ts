@@ -21,7 +21,12 @@ export function telemetryWanted(env: Env = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
 }
 
+let warned = false
+
+/** One line about telemetry at most per process: a collector that is down is one problem. */
 function warn(line: string): void {
+  if (warned) return
+  warned = true
   process.stderr.write(`clanka: ${line}\n`)
 }
 
@@ -59,5 +64,9 @@ export async function flushTelemetry(timeoutMs = FLUSH_TIMEOUT_MS): Promise<bool
     new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
   ])
   clearTimeout(timer)
+  if (!finished) {
+    const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+    warn(`OpenTelemetry export to ${endpoint} did not finish within ${timeoutMs / 1000} s; the spans and metrics not yet sent are dropped`)
+  }
   return finished
 }

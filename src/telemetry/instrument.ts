@@ -64,6 +64,7 @@ export function instrumentAgent(otel: Otel, create: (options: AgentOptions) => A
       `invoke_agent ${AGENT}`,
       {
         kind: SpanKind.INTERNAL,
+        startTime: now(),
         attributes: {
           ...base,
           "gen_ai.agent.name": AGENT,
@@ -87,7 +88,7 @@ export function instrumentAgent(otel: Otel, create: (options: AgentOptions) => A
       }
     } finally {
       await events.return?.(undefined)
-      span.end()
+      span.end(now())
       otel.metrics.agentDuration.record((performance.now() - started) / 1000, { ...base, ...(errorType ? { "error.type": errorType } : {}) })
     }
   }
@@ -170,7 +171,7 @@ function tracedModel(otel: Otel, model: Model, current: AsyncLocalStorage<Contex
       attempts.set(request.messages, attempt)
       const base: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": model.provider, "gen_ai.request.model": model.id }
       const started = performance.now()
-      const span = otel.tracer.startSpan(`chat ${model.id}`, { kind: SpanKind.CLIENT, attributes: { ...base, "clanka.retries": retries } }, current.getStore() ?? otel.root)
+      const span = otel.tracer.startSpan(`chat ${model.id}`, { kind: SpanKind.CLIENT, startTime: now(), attributes: { ...base, "clanka.retries": retries } }, current.getStore() ?? otel.root)
       let usage: TokenUsage | undefined
       let ended = false
       const end = (error?: unknown) => {
@@ -195,7 +196,7 @@ function tracedModel(otel: Otel, model: Model, current: AsyncLocalStorage<Contex
           otel.metrics.tokenUsage.record(usage.outputTokens, { ...base, "gen_ai.token.type": "output" })
         }
         otel.metrics.operationDuration.record((performance.now() - started) / 1000, attributes)
-        span.end()
+        span.end(now())
       }
       const parts = model
         .stream({
@@ -271,7 +272,7 @@ class TracedExecutor implements Executor {
       ...(this.host === undefined ? {} : { "clanka.host": this.host }),
     }
     const started = performance.now()
-    const span = otel.tracer.startSpan("execute_tool execute", { kind: SpanKind.INTERNAL, attributes: { ...base, "gen_ai.tool.type": "function" } }, parent)
+    const span = otel.tracer.startSpan("execute_tool execute", { kind: SpanKind.INTERNAL, startTime: now(), attributes: { ...base, "gen_ai.tool.type": "function" } }, parent)
     const context = trace.setSpan(parent, span)
     const script = span.spanContext()
     const traced: ExecuteOptions = {
@@ -293,7 +294,7 @@ class TracedExecutor implements Executor {
           span.setStatus({ code: SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) })
           span.setAttribute("error.type", errorType!)
         }
-        span.end()
+        span.end(now())
         otel.metrics.toolDuration.record((performance.now() - started) / 1000, { ...base, ...(errorType ? { "error.type": errorType } : {}) })
       }
     })()
@@ -336,6 +337,7 @@ class TracedExecutor implements Executor {
       `invoke_agent ${SUBAGENT}`,
       {
         kind: SpanKind.INTERNAL,
+        startTime: now(),
         attributes: {
           "gen_ai.operation.name": "invoke_agent",
           "gen_ai.agent.name": SUBAGENT,
@@ -351,17 +353,25 @@ class TracedExecutor implements Executor {
     const run = () => (Object.keys(asked).length === 0 ? options.onSubagent(prompt) : options.onSubagent(prompt, asked))
     return current.run(trace.setSpan(parent, span), () => new Promise<string>((resolve) => resolve(run()))).then(
       (summary) => {
-        span.end()
+        span.end(now())
         return summary
       },
       (error: unknown) => {
         span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
         span.setAttribute("error.type", "_OTHER")
-        span.end()
+        span.end(now())
         throw error
       },
     )
   }
+}
+
+/**
+ * Now, on the clock the executor's spans use too (time origin + monotonic time): the SDK's own
+ * start times are whole milliseconds, which can put a child a moment before its parent.
+ */
+function now(): HrTime {
+  return hrTime(performance.timeOrigin + performance.now())
 }
 
 /** Epoch milliseconds as [seconds, nanoseconds]: a number would be read relative to this process's start when it is earlier. */

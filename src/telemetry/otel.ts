@@ -52,11 +52,8 @@ class GivenIdGenerator implements IdGenerator {
 }
 
 export async function startOtel(env: Env, warn: (line: string) => void): Promise<Otel> {
-  // Export failures are one line for the user (the first one), never a stack trace or a crash.
-  let warned = false
+  // Export failures are one line for the user, never a stack trace or a crash.
   setGlobalErrorHandler((error) => {
-    if (warned) return
-    warned = true
     const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
     warn(`OpenTelemetry export failed: ${message.split("\n")[0]}`)
   })
