@@ -13,13 +13,13 @@
  * the context of the agent (run or sub-agent) whose code is running.
  */
 import { AsyncLocalStorage } from "node:async_hooks"
-import { type Attributes, type Context, type HrTime, ROOT_CONTEXT, type Span, SpanKind, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api"
+import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, type SpanContext, SpanStatusCode, trace } from "@opentelemetry/api"
 import type { Agent, AgentOptions } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import type { ExecuteOptions, Executor, ExecutorSpan, SubagentRequest } from "../contract.ts"
 import { ExitCode } from "../errors.ts"
-import type { Message, Model, Part, StreamRequest, TokenUsage } from "../providers/model.ts"
-import { costUsd } from "../providers/prices.ts"
+import type { Model } from "../providers/model.ts"
+import { hrTime, now, tracedModel, usageAttributes } from "./model-spans.ts"
 import type { Otel } from "./otel.ts"
 
 /** What the command line knows about where the run's scripts go. */
@@ -42,7 +42,7 @@ export function instrumentAgent(otel: Otel, create: (options: AgentOptions) => A
   let sessionId = ""
   const executors = new Map<Executor, Executor>()
   const traceExecutor = (executor: Executor, host: string | undefined) =>
-    executors.get(executor) ?? executors.set(executor, new TracedExecutor(executor, host, { otel, current, subagentModel, sessionId: () => sessionId })).get(executor)!
+    executors.get(executor) ?? executors.set(executor, tracedExecutor(executor, host, { otel, current, subagentModel, sessionId: () => sessionId })).get(executor)!
   const hosts = options.hosts?.map((host) => ({ ...host, executor: traceExecutor(host.executor, host.name) }))
   const agent = create({
     ...options,
@@ -141,101 +141,6 @@ function exitType(code: number): string {
   }
 }
 
-/** Token counts as the conventions count them: input includes the cached part. */
-function usageAttributes(usage: TokenUsage): Attributes {
-  return {
-    "gen_ai.usage.input_tokens": usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
-    "gen_ai.usage.output_tokens": usage.outputTokens,
-    "gen_ai.usage.cache_read.input_tokens": usage.cacheReadTokens,
-    "gen_ai.usage.cache_creation.input_tokens": usage.cacheWriteTokens,
-  }
-}
-
-const FINISH_REASONS = { tool: "tool_calls", end: "stop", length: "length" } as const
-
-/**
- * A model whose every request is a `chat {model}` span. A request that repeats the last one of
- * the same history after it failed is a retry: `clanka.retries` counts those before it.
- */
-function tracedModel(otel: Otel, model: Model, current: AsyncLocalStorage<Context>): Model {
-  const attempts = new WeakMap<Message[], { length: number; retries: number; ok: boolean }>()
-  return {
-    provider: model.provider,
-    id: model.id,
-    ...(model.effort === undefined ? {} : { effort: model.effort }),
-    contextWindow: model.contextWindow,
-    stream(request: StreamRequest): AsyncIterable<Part> {
-      const previous = attempts.get(request.messages)
-      const retries = previous && !previous.ok && previous.length === request.messages.length ? previous.retries + 1 : 0
-      const attempt = { length: request.messages.length, retries, ok: false }
-      attempts.set(request.messages, attempt)
-      const base: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": model.provider, "gen_ai.request.model": model.id }
-      const started = performance.now()
-      const span = otel.tracer.startSpan(`chat ${model.id}`, { kind: SpanKind.CLIENT, startTime: now(), attributes: { ...base, "clanka.retries": retries } }, current.getStore() ?? otel.root)
-      let usage: TokenUsage | undefined
-      let ended = false
-      const end = (error?: unknown) => {
-        if (ended) return
-        ended = true
-        let errorType: string | undefined
-        if (error !== undefined) {
-          const status = (error as { status?: unknown }).status
-          errorType = typeof status === "number" ? String(status) : error instanceof Error ? error.name : "_OTHER"
-          span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) })
-          span.setAttribute("error.type", errorType)
-        }
-        const attributes = { ...base, ...(errorType ? { "error.type": errorType } : {}) }
-        if (usage) {
-          span.setAttributes(usageAttributes(usage))
-          const cost = costUsd(model.provider, model.id, usage)
-          if (cost !== null) {
-            span.setAttribute("clanka.cost.usd", cost)
-            otel.metrics.cost.add(cost, base)
-          }
-          otel.metrics.tokenUsage.record(usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens, { ...base, "gen_ai.token.type": "input" })
-          otel.metrics.tokenUsage.record(usage.outputTokens, { ...base, "gen_ai.token.type": "output" })
-        }
-        otel.metrics.operationDuration.record((performance.now() - started) / 1000, attributes)
-        span.end(now())
-      }
-      const parts = model
-        .stream({
-          ...request,
-          // Counts reported before a failure are billed: the span keeps them too.
-          onUsage: (counts) => {
-            usage = counts
-            request.onUsage?.(counts)
-          },
-        })
-        [Symbol.asyncIterator]()
-      return {
-        [Symbol.asyncIterator]: () => ({
-          async next() {
-            try {
-              const step = await parts.next()
-              if (step.done) end()
-              else if (step.value.type === "finish") {
-                usage = step.value.usage
-                attempt.ok = true
-                span.setAttribute("gen_ai.response.finish_reasons", [FINISH_REASONS[step.value.stop]])
-              }
-              return step
-            } catch (error) {
-              end(error)
-              throw error
-            }
-          },
-          // The agent stops reading: a complete response, a cut one (steering), or a timeout.
-          async return(value?: unknown) {
-            end()
-            return (await parts.return?.(value)) ?? { done: true as const, value: undefined }
-          },
-        }),
-      }
-    },
-  }
-}
-
 interface Shared {
   otel: Otel
   current: AsyncLocalStorage<Context>
@@ -243,25 +148,27 @@ interface Shared {
   sessionId(): string
 }
 
-/** An executor whose scripts are `execute_tool execute` spans, with the trace context sent along. */
-class TracedExecutor implements Executor {
+/**
+ * The executor, with its scripts as `execute_tool execute` spans and the trace context sent along;
+ * everything else it has (also what a caller reads off a particular kind) is the executor's own.
+ */
+function tracedExecutor(inner: Executor, host: string | undefined, shared: Shared): Executor {
+  const traced = new TracedExecute(inner, host, shared)
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === "execute") return (options: ExecuteOptions) => traced.execute(options)
+      const value: unknown = Reflect.get(target, key, target)
+      return typeof value === "function" ? value.bind(target) : value
+    },
+  })
+}
+
+class TracedExecute {
   constructor(
     private readonly inner: Executor,
     private readonly host: string | undefined,
     private readonly shared: Shared,
   ) {}
-
-  capabilities(...args: Parameters<Executor["capabilities"]>) {
-    return this.inner.capabilities(...args)
-  }
-
-  executeUnsafe(...args: Parameters<Executor["executeUnsafe"]>) {
-    return this.inner.executeUnsafe(...args)
-  }
-
-  close() {
-    return this.inner.close()
-  }
 
   execute(options: ExecuteOptions): AsyncIterable<string> {
     const { otel, current } = this.shared
@@ -364,18 +271,4 @@ class TracedExecutor implements Executor {
       },
     )
   }
-}
-
-/**
- * Now, on the clock the executor's spans use too (time origin + monotonic time): the SDK's own
- * start times are whole milliseconds, which can put a child a moment before its parent.
- */
-function now(): HrTime {
-  return hrTime(performance.timeOrigin + performance.now())
-}
-
-/** Epoch milliseconds as [seconds, nanoseconds]: a number would be read relative to this process's start when it is earlier. */
-function hrTime(ms: number): HrTime {
-  const seconds = Math.floor(ms / 1000)
-  return [seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6))]
 }
