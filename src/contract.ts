@@ -259,7 +259,7 @@ export interface SubagentRequest extends SubagentOptions {
 /** A service that needs the agent's keys or network (webSearch), answered on the agent's side. */
 export type AgentCall = (service: string, params: unknown) => Promise<unknown>
 
-export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutMs"> {
+export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutMs" | "trace"> {
   /**
    * Images the script shows the model: `receive` gets each, in order, to go after the script's
    * output. `refused`: readImage fails with this reason. Absent: images go nowhere.

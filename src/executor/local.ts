@@ -124,7 +124,6 @@ export class LocalExecutor implements Executor {
     let finished = false
     run.result.then((result) => {
       finished = true
-      if (spans) options.onSpans!(spans.take())
       options.signal?.removeEventListener("abort", onCancel)
       // Tool calls the script did not wait for can no longer deliver their results: stop them.
       abort.abort(new CancelledError(result.ok ? "the script ended" : result.error))
@@ -135,6 +134,10 @@ export class LocalExecutor implements Executor {
       if (result.ok) return output.end()
       output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
     })
+    // The spans go once the output has: after all of it, before the iteration ends.
+    const sendSpans = () => {
+      if (spans) options.onSpans!(spans.take())
+    }
     return (async function* () {
       try {
         for await (const text of output) {
@@ -142,8 +145,10 @@ export class LocalExecutor implements Executor {
           // Taken: the script may print more (see OUTPUT_WINDOW_CHARS).
           run.consumed(text.length)
         }
+        sendSpans()
       } catch (error) {
         if (report !== "") options.onReport?.(report)
+        sendSpans()
         throw error
       } finally {
         // A consumer that stops reading early cancels the script rather than leave it blocked.
