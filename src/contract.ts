@@ -199,12 +199,45 @@ export const ImagePolicySchema = v.union([
 ])
 export type ImagePolicy = v.InferOutput<typeof ImagePolicySchema>
 
+/**
+ * The W3C trace context of the agent's span for a script (OpenTelemetry): with it the executor
+ * times the script's tool calls and sends them back as spans; without it, it records nothing.
+ */
+export const TraceContextSchema = v.looseObject({
+  traceparent: v.string(),
+  tracestate: v.optional(v.string()),
+})
+export type TraceContext = v.InferOutput<typeof TraceContextSchema>
+
+/** Attribute values a span made on an executor may carry. */
+const SpanAttributeValueSchema = v.union([v.string(), v.number(), v.boolean()])
+
+/**
+ * A span made on an executor (one tool call), sent back to the agent, which exports it: its trace
+ * is the execute's; its parent the execute's span unless `parentSpanId` names another.
+ */
+export const ExecutorSpanSchema = v.looseObject({
+  /** 16 lowercase hex digits, made by the executor. */
+  spanId: v.string(),
+  parentSpanId: v.optional(v.string()),
+  name: v.string(),
+  /** Milliseconds since the epoch, on the executor's clock. */
+  startMs: v.number(),
+  endMs: v.number(),
+  /** Set when the operation failed: one line. */
+  error: v.optional(v.string()),
+  attributes: v.optional(v.record(v.string(), SpanAttributeValueSchema)),
+})
+export type ExecutorSpan = v.InferOutput<typeof ExecutorSpanSchema>
+
 /** Params of the wire's execute request: the tool's input plus the script's time limit. */
 export const ExecuteParamsSchema = v.looseObject({
   ...ExecuteInputSchema.entries,
   timeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** Absent: the agent takes no images (an older agent, `clanka exec`): readImage only answers the handle. */
   images: v.optional(ImagePolicySchema),
+  /** OpenTelemetry: the script's span; the executor then sends its tool calls back as spans. */
+  trace: v.optional(TraceContextSchema),
 })
 export type ExecuteParams = v.InferOutput<typeof ExecuteParamsSchema>
 
@@ -218,10 +251,15 @@ export const SubagentOptionsSchema = v.object({
 })
 export type SubagentOptions = v.InferOutput<typeof SubagentOptionsSchema>
 
+/** What onSubagent is told: delegate()'s options, and the span of that delegate() call when traced. */
+export interface SubagentRequest extends SubagentOptions {
+  spanId?: string
+}
+
 /** A service that needs the agent's keys or network (webSearch), answered on the agent's side. */
 export type AgentCall = (service: string, params: unknown) => Promise<unknown>
 
-export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutMs"> {
+export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutMs" | "trace"> {
   /**
    * Images the script shows the model: `receive` gets each, in order, to go after the script's
    * output. `refused`: readImage fails with this reason. Absent: images go nowhere.
@@ -233,7 +271,7 @@ export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutM
    * Answered by the agent, wherever the script runs: runs a sub-agent, resolves to its summary.
    * `host`: the sub-agent's scripts run on that host of the run (`delegate(task, { host })`).
    */
-  onSubagent(prompt: string, options?: SubagentOptions): Promise<string>
+  onSubagent(prompt: string, options?: SubagentRequest): Promise<string>
   /**
    * Answers the script's calls of agent-side services. Default: the executor's agent side runs them
    * itself (a LocalExecutor in this process, a RemoteExecutor's client process).
@@ -252,6 +290,11 @@ export interface ExecuteOptions extends Pick<ExecuteParams, "script" | "timeoutM
    * `clanka exec` keeps stdout to what the script printed. The model, without it, sees it all.
    */
   onReport?(text: string): void
+  /**
+   * With `trace`: receives the spans of the script's tool calls, before the iteration ends (also
+   * when the script failed or was cancelled).
+   */
+  onSpans?(spans: ExecutorSpan[]): void
 }
 
 export interface Executor {

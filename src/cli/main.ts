@@ -11,4 +11,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
 } else {
   const { runCli } = await import("./cli.ts")
   process.exitCode = await runCli(argv)
+  // Spans and metrics still pending go out before the exit, whatever the exit code; an export
+  // that hangs may not hold the exit up for long.
+  const { flushTelemetry } = await import("../telemetry/index.ts")
+  if (!(await flushTelemetry())) process.exit()
 }

@@ -18,6 +18,7 @@ import { conversationHelp } from "./help.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
 import { slashCommand } from "./slash-commands.ts"
+import { traceAgent } from "../telemetry/index.ts"
 
 export default defineCommand({
   ...spec,
@@ -122,7 +123,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
     const user = await userReady
     for (const line of user?.warnings ?? []) process.stderr.write(`clanka: ${visible(line)}\n`)
-    const agent = createAgent({
+    const agent = await traceAgent(createAgent, {
       ...(user ? { user } : {}),
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(session.history ? { history: session.history } : {}),
@@ -139,7 +140,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
       ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
       ...(compactAt === undefined ? {} : { compactAt }),
       ...(maxDepth === undefined ? {} : { maxDepth }),
-    })
+    }, { executorKind: sshList.length > 0 ? "ssh" : args.executor !== undefined ? "command" : "local", ...(sshList[0] ? { host: sshList[0].name } : {}) })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
     if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)

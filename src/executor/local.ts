@@ -8,6 +8,8 @@ import { builtinTools, ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
+import { errorMessage } from "../util/error-message.ts"
+import { ToolSpanRecorder } from "../telemetry/tool-spans.ts"
 import type { ExecutorMcp } from "../mcp/executor-side.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
 import { type AgentCall, CancelledError, type Capabilities, type CapabilitiesRequest, DEFAULT_SCRIPT_TIMEOUT_MS, type ExecuteOptions, type Executor, noSubagents, type SandboxPolicy, ScriptError, UNRESTRICTED } from "../contract.ts"
@@ -97,6 +99,7 @@ export class LocalExecutor implements Executor {
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
     let report = ""
+    const spans = options.onSpans && ToolSpanRecorder.for(options.trace)
     const run = this.sandbox.run({
       script: options.script,
       timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
@@ -106,7 +109,16 @@ export class LocalExecutor implements Executor {
       ...(options.onReport ? { onReport: (text: string) => void (report += text) } : {}),
       onCall: (tool, params) => {
         options.beforeTool?.()
-        return this.tools.call(tool, params, ctx)
+        const span = spans?.start(tool)
+        if (!span) return this.tools.call(tool, params, ctx)
+        // A sub-agent this call starts is nested under the call's span.
+        const traced: ToolContext = { ...ctx, onSubagent: (prompt, request) => ctx.onSubagent(prompt, { ...request, spanId: span.spanId }) }
+        const call = this.tools.call(tool, params, traced)
+        call.then(
+          () => span.end(),
+          (error) => span.end(errorMessage(error)),
+        )
+        return call
       },
     })
     let finished = false
@@ -122,6 +134,10 @@ export class LocalExecutor implements Executor {
       if (result.ok) return output.end()
       output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
     })
+    // The spans go once the output has: after all of it, before the iteration ends.
+    const sendSpans = () => {
+      if (spans) options.onSpans!(spans.take())
+    }
     return (async function* () {
       try {
         for await (const text of output) {
@@ -129,8 +145,10 @@ export class LocalExecutor implements Executor {
           // Taken: the script may print more (see OUTPUT_WINDOW_CHARS).
           run.consumed(text.length)
         }
+        sendSpans()
       } catch (error) {
         if (report !== "") options.onReport?.(report)
+        sendSpans()
         throw error
       } finally {
         // A consumer that stops reading early cancels the script rather than leave it blocked.

@@ -203,7 +203,8 @@ export class RemoteExecutor implements Executor {
           this.client.pauseUntil(new Promise<void>((resolve) => (release = resolve)))
         }
       } else if (output._tag === "TaskComplete") options.onTaskComplete(output.summary)
-      else if (output._tag === "Subagent") this.answerSubagent(output.id, output.prompt, output.host, options)
+      else if (output._tag === "Subagent") this.answerSubagent(output, options)
+      else if (output._tag === "Spans") options.onSpans?.(output.spans)
       else if (output._tag === "Image") {
         // Only an execute that offered to take images gets them.
         if (options.images && "receive" in options.images) options.images.receive(output.image)
@@ -216,7 +217,12 @@ export class RemoteExecutor implements Executor {
     this.client
       .request(
         "execute",
-        { script: options.script, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.images ? { images: imagePolicy(options.images) } : {}) },
+        {
+          script: options.script,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.images ? { images: imagePolicy(options.images) } : {}),
+          ...(options.trace !== undefined ? { trace: options.trace } : {}),
+        },
         { onOutput, onSent: (id) => (requestId = id) },
       )
       .then(
@@ -283,10 +289,11 @@ export class RemoteExecutor implements Executor {
     }
   }
 
-  private answerSubagent(id: string | number, prompt: string, host: string | undefined, options: ExecuteOptions): void {
+  private answerSubagent({ id, prompt, host, spanId }: Extract<Output, { _tag: "Subagent" }>, options: ExecuteOptions): void {
     let answer: Promise<string>
     try {
-      answer = host === undefined ? options.onSubagent(prompt) : options.onSubagent(prompt, { host })
+      const request = { ...(host === undefined ? {} : { host }), ...(spanId === undefined ? {} : { spanId }) }
+      answer = Object.keys(request).length === 0 ? options.onSubagent(prompt) : options.onSubagent(prompt, request)
     } catch (error) {
       answer = Promise.reject(error)
     }

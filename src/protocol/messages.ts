@@ -4,7 +4,7 @@
  * The capabilities and the execute request are the Executor contract's own (src/contract.ts).
  */
 import * as v from "valibot"
-import { CapabilitiesRequestSchema, ScriptImageSchema } from "../contract.ts"
+import { CapabilitiesRequestSchema, ExecutorSpanSchema, ScriptImageSchema } from "../contract.ts"
 
 /** JSON-RPC error codes used by the protocol. */
 export const ErrorCode = {
@@ -64,11 +64,14 @@ export const OutputSchema = v.variant("_tag", [
   v.looseObject({ _tag: v.literal("Text"), text: v.string(), report: v.optional(v.boolean()) }),
   v.looseObject({ _tag: v.literal("TaskComplete"), summary: v.string() }),
   /** `host`: run the sub-agent's scripts on that host of the agent's run (delegate(task, {host})). */
-  v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string(), host: v.optional(v.string()) }),
+  /** `spanId`: the span of the delegate() call, when the execute carried a trace context. */
+  v.looseObject({ _tag: v.literal("Subagent"), id: RequestIdSchema, prompt: v.string(), host: v.optional(v.string()), spanId: v.optional(v.string()) }),
   /** A script asks for an agent-side service (webSearch); answered with agentCallResult. */
   v.looseObject({ _tag: v.literal("AgentCall"), id: RequestIdSchema, service: v.string(), params: v.unknown() }),
   /** An image the script shows the model; sent only to an execute whose request had `images` with a size. */
   v.looseObject({ _tag: v.literal("Image"), image: ScriptImageSchema }),
+  /** Spans of the script's tool calls; only sent when the execute request carried `trace`. */
+  v.looseObject({ _tag: v.literal("Spans"), spans: v.array(ExecutorSpanSchema) }),
 ])
 export type Output = v.InferOutput<typeof OutputSchema>
 

@@ -117,7 +117,7 @@ export async function serveExecutor(
   }
 
   async function runExecute(id: RequestId, raw: unknown): Promise<unknown> {
-    const { script, timeoutMs, images } = params("execute", ExecuteParamsSchema, raw)
+    const { script, timeoutMs, images, trace } = params("execute", ExecuteParamsSchema, raw)
     const key = idKey(id)
     const controller = new AbortController()
     let text = ""
@@ -145,7 +145,13 @@ export async function serveExecutor(
           if (controller.signal.aborted) return Promise.reject(new CancelledError())
           const subId = nextSubagentId++
           flushText()
-          notify({ _tag: "Subagent", id: subId, prompt, ...(options?.host === undefined ? {} : { host: options.host }) })
+          notify({
+            _tag: "Subagent",
+            id: subId,
+            prompt,
+            ...(options?.host === undefined ? {} : { host: options.host }),
+            ...(options?.spanId === undefined ? {} : { spanId: options.spanId }),
+          })
           return new Promise<string>((resolve, reject) => {
             subagents.set(idKey(subId), { executeKey: key, resolve: (value) => resolve(value as string), reject })
           })
@@ -161,6 +167,16 @@ export async function serveExecutor(
           flushText()
           writer.flush()
         },
+        // Only an agent that sent a trace context gets spans (an older one would not know them).
+        ...(trace
+          ? {
+              trace,
+              onSpans(spans) {
+                flushText()
+                if (spans.length > 0) notify({ _tag: "Spans", spans })
+              },
+            }
+          : {}),
       })
       for await (const chunk of iterable) {
         text += chunk

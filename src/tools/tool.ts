@@ -1,5 +1,5 @@
 import type * as v from "valibot"
-import type { ExecuteOptions, SandboxPolicy, SubagentOptions } from "../contract.ts"
+import type { ExecuteOptions, SandboxPolicy, SubagentRequest } from "../contract.ts"
 import type { TodoStore } from "./todos.ts"
 import type { ProcessRegistry } from "./processes.ts"
 
@@ -12,7 +12,7 @@ export interface ToolContext {
   /** Aborted when the script is cancelled or times out. */
   signal: AbortSignal
   onTaskComplete(summary: string): void
-  onSubagent(prompt: string, options?: SubagentOptions): Promise<string>
+  onSubagent(prompt: string, options?: SubagentRequest): Promise<string>
   /** Asks the agent's side for a service that needs its keys or network (webSearch). */
   agentCall(service: string, params: unknown): Promise<unknown>
   /** Per-executor todo list. */

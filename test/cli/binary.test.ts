@@ -3,13 +3,16 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ROOT } from "../support/cli.ts"
+import { startFakeModel } from "../support/fake-model.ts"
+import { spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
 
 // The release artefact must work alone: copied into an empty directory, with a bare environment.
 let dir: string
 let bin: string
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = Bun.spawn(["env", "-i", "PATH=/usr/bin:/bin", bin, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const vars = Object.entries(env).map(([name, value]) => `${name}=${value}`)
+  const child = Bun.spawn(["env", "-i", "PATH=/usr/bin:/bin", ...vars, bin, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { code, stdout, stderr }
 }
@@ -46,6 +49,24 @@ describe("the compiled binary, alone", () => {
     const runaway = await run(["exec", "--timeout", "0.3", "-e", "while (true) {}"])
     expect(runaway.code).toBe(1)
     expect(runaway.stderr).toBe("clanka: the script failed: script timed out after 0.3 s and was stopped\n")
+  })
+
+  test("run exports OpenTelemetry spans in both encodings (the SDK is in the binary, loaded only then)", async () => {
+    const server = await startFakeModel("anthropic", Array.from({ length: 2 }, () => ({ blocks: [{ type: "execute" as const, script: 'await taskComplete("ok")' }] })))
+    const otlp = await startOtlpReceiver()
+    try {
+      for (const protocol of ["http/protobuf", "http/json"]) {
+        // The session goes to the test run's state directory, not the real home's.
+        const env = { ...server.env, XDG_STATE_HOME: process.env.XDG_STATE_HOME!, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol }
+        const result = await run(["run", "--json", "go"], env)
+        expect([result.code, result.stderr]).toEqual([0, ""])
+      }
+      expect(otlp.requests.map((request) => request.contentType).sort()).toEqual(["application/json", "application/json", "application/x-protobuf", "application/x-protobuf"])
+      const tree = ["invoke_agent clanka", "  chat claude-sonnet-4-5", "  execute_tool execute", "    execute_tool taskComplete"]
+      expect(spanTree(otlp.spans)).toEqual([...tree, ...tree])
+    } finally {
+      await Promise.all([server.close(), otlp.close()])
+    }
   })
 
   test("tool", async () => {

@@ -1,0 +1,72 @@
+/**
+ * OpenTelemetry for `clanka run`: off, and not even loaded, unless the environment names an OTLP
+ * endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true
+ * wins). This module imports nothing at run time: the SDK comes in by dynamic import when wanted.
+ */
+import type { Agent, AgentOptions } from "../agent/agent.ts"
+import type { RunTarget } from "./instrument.ts"
+import type { Otel } from "./otel.ts"
+
+export type { RunTarget }
+
+type Env = Record<string, string | undefined>
+
+/** How long exporting what is left may hold up the exit. */
+const FLUSH_TIMEOUT_MS = 3000
+
+let started: Promise<Otel | undefined> | undefined
+
+export function telemetryWanted(env: Env = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim())
+}
+
+let warned = false
+
+/** One line about telemetry at most per process: a collector that is down is one problem. */
+function warn(line: string): void {
+  if (warned) return
+  warned = true
+  process.stderr.write(`clanka: ${line}\n`)
+}
+
+/**
+ * `create(options)`, traced when telemetry is wanted: the agent's runs, model requests, scripts
+ * and tool calls become spans. When the SDK cannot start the run goes on untraced, with a warning.
+ */
+export async function traceAgent(create: (options: AgentOptions) => Agent, options: AgentOptions, target: RunTarget): Promise<Agent> {
+  if (!telemetryWanted()) return create(options)
+  const otel = await (started ??= import("./otel.ts")
+    .then(({ startOtel }) => startOtel(process.env, warn))
+    .catch((error: unknown) => {
+      warn(`OpenTelemetry is off: ${error instanceof Error ? error.message : String(error)}`)
+      return undefined
+    }))
+  if (!otel) return create(options)
+  const { instrumentAgent } = await import("./instrument.ts")
+  return instrumentAgent(otel, create, options, target)
+}
+
+/**
+ * Exports what is still pending, for at most a few seconds: called once the command is done,
+ * whatever its exit code. False when the time ran out (an export still hangs).
+ */
+export async function flushTelemetry(timeoutMs = FLUSH_TIMEOUT_MS): Promise<boolean> {
+  const otel = await started
+  started = undefined
+  if (!otel) return true
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const finished = await Promise.race([
+    otel.shutdown().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+  ])
+  clearTimeout(timer)
+  if (!finished) {
+    const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+    warn(`OpenTelemetry export to ${endpoint} did not finish within ${timeoutMs / 1000} s; the spans and metrics not yet sent are dropped`)
+  }
+  return finished
+}
