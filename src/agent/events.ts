@@ -32,6 +32,12 @@ export type ContentPart =
   | { _tag: "ScriptStart" }
   | { _tag: "ScriptDelta"; delta: string }
   | { _tag: "ScriptEnd" }
+  /**
+   * What a running script printed just now (`id`: the execute call's id). The deltas of one script
+   * stop at the same budget as the model's copy (64 KiB); ScriptOutput stays the complete text the
+   * model gets.
+   */
+  | { _tag: "ScriptOutputDelta"; id: string; text: string }
   | { _tag: "ScriptOutput"; output: string }
   | ({ _tag: "Usage"; durationMs: number } & RunUsage)
   | { _tag: "ErrorRetry"; error: RetryInfo }

@@ -4,6 +4,7 @@ import type { ImagePart, Message, Model, ToolSpec } from "../providers/model.ts"
 import { ScriptImages } from "./script-images.ts"
 import { parseToolInput } from "../providers/tool-input.ts"
 import { OutputCap } from "../util/output-cap.ts"
+import { LiveOutput } from "./live-output.ts"
 import type { ContentPart } from "./events.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { OutputLock } from "./output-lock.ts"
@@ -357,6 +358,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   const cap = new OutputCap(shared.outputLimitBytes)
   const shown = new ScriptImages(run.model)
   const images = shown.policy
+  const live = new LiveOutput(shared.outputLimitBytes)
   let summary: string | undefined
   let failure: string | undefined
   let stopped: { error: RunError; note: string } | undefined
@@ -376,6 +378,8 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
     })) {
       cap.push(text)
       run.session?.output(call.id, text)
+      const delta = live.take(text)
+      if (delta) run.emit({ _tag: "ScriptOutputDelta", id: call.id, text: delta })
     }
   } catch (error) {
     if (error instanceof CancelledError || run.signal.aborted)

@@ -75,8 +75,12 @@ async function show(id: string, option: string | undefined, json: boolean): Prom
   const { chooseOutputFormat, createFormatter } = await import("../output/format.ts")
   const output = chooseOutputFormat(option, json)
   const session = findSession(id)
-  const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr })
-  for (const line of parseTranscript(readTranscriptText(session))) if (line.type === "event") print(line.event)
+  const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr, live: false })
+  for (const line of parseTranscript(readTranscriptText(session))) {
+    if (line.type === "event") print(line.event)
+    // A top-level script's live output was saved once, as output lines: replayed as it was shown.
+    else if (line.type === "output") print({ _tag: "ScriptOutputDelta", id: line.call, text: line.text })
+  }
   return ExitCode.ok
 }
 

@@ -23,6 +23,8 @@ interface FormatterStreams {
   stdout: Sink & { isTTY?: boolean }
   stderr: Sink & { isTTY?: boolean }
   env?: Record<string, string | undefined>
+  /** Pretty output shows running scripts live when stdout is a terminal; false turns that off (replays). */
+  live?: boolean
 }
 
 /** The formatter for `--output`; pretty goes to stdout, text splits result and progress. */
@@ -32,7 +34,7 @@ export function createFormatter(format: OutputFormat, streams: FormatterStreams)
     case "ndjson":
       return ndjsonFormatter(streams.stdout)
     case "pretty":
-      return prettyFormatter(streams.stdout, { color: wantsColor(streams.stdout, env) })
+      return prettyFormatter(streams.stdout, { color: wantsColor(streams.stdout, env), live: streams.live ?? Boolean(streams.stdout.isTTY) })
     case "text":
       return textFormatter(streams.stdout, streams.stderr, { color: wantsColor(streams.stderr, env) })
   }

@@ -3,6 +3,7 @@ import type { AgentEvent, ContentPart, RunUsage } from "../agent/events.ts"
 import type { Sink } from "./sink.ts"
 import { visible } from "./visible.ts"
 import { seconds } from "../util/duration.ts"
+import { LiveTail } from "./live-tail.ts"
 
 interface PrettyOptions {
   color: boolean
@@ -14,6 +15,21 @@ interface PrettyOptions {
   maxScriptLines?: number
   /** Characters of one script or output line shown before it is clipped with "…" (default 300). */
   maxScriptColumns?: number
+  /**
+   * A terminal: a running script's latest output and elapsed time are shown live at the bottom
+   * and replaced by its final output. Otherwise its lines are printed as they come (the same
+   * lines the final output would show, earlier).
+   */
+  live?: boolean
+  /** The clock of the live view (tests). */
+  now?: () => number
+}
+
+/** Lines of a running script already printed (not live): its ScriptOutput prints the rest. */
+interface StreamedOutput {
+  printed: string[]
+  /** Text after the last newline, printed once it ends or the script does. */
+  partial: string
 }
 
 /** How much of the script being streamed has been shown: the terminal gets a bounded preview. */
@@ -34,7 +50,7 @@ interface ScriptView {
  * Everything that came from the model, a script or the repository passes through `visible` before
  * picocolors paints it: control characters are shown, never obeyed by the terminal.
  */
-export function prettyFormatter(out: Sink, options: PrettyOptions): (event: AgentEvent) => void {
+export function prettyFormatter(out: Sink & { columns?: number }, options: PrettyOptions): (event: AgentEvent) => void {
   const c = createColors(options.color)
   const maxLines = options.maxOutputLines ?? 20
   const maxScriptLines = options.maxScriptLines ?? 40
@@ -44,6 +60,10 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
   let atLineStart = true
   /** The top-level agent's latest text block: a summary that repeats it is not printed twice. */
   let lastText = ""
+  /** Per agent, scripts streamed whose ScriptOutput has not come yet (they run one after another). */
+  const pending = new Map<string, number>()
+  const streamed = new Map<string, StreamedOutput>()
+  const live = options.live ? new LiveTail({ out, dim: c.dim, ...(options.now ? { now: options.now } : {}) }) : undefined
 
   const write = (text: string) => {
     if (text) {
@@ -104,6 +124,22 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
     if (hidden > 0) write(`${lead}${c.dim(`│ … ${hidden} more line${hidden === 1 ? "" : "s"}`)}\n`)
   }
 
+  /** Line mode: complete output lines as they come, up to the lines the final output shows. */
+  const outputDelta = (text: string, tag: string, lead: string) => {
+    let state = streamed.get(tag)
+    if (!state) streamed.set(tag, (state = { printed: [], partial: "" }))
+    const lines = (state.partial + text).split("\n")
+    state.partial = lines.pop()!
+    for (const raw of lines) {
+      if (state.printed.length >= maxLines) continue
+      const line = visible(raw.replace(/\r$/, ""))
+      newline()
+      write(`${lead}${c.dim("  ")}${clipLine(line)}\n`)
+      state.printed.push(line)
+    }
+  }
+  const clipLine = (line: string) => (line.length > maxScriptColumns ? clip(line, maxScriptColumns) + c.dim("…") : line)
+
   const part = (event: ContentPart, tag: string) => {
     const lead = tag ? c.magenta(`${tag} `) : ""
     switch (event._tag) {
@@ -112,6 +148,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "ScriptEnd":
         scriptEnd(tag, lead)
+        pending.set(tag, (pending.get(tag) ?? 0) + 1)
         return
       case "ReasoningDelta":
         stream(event.delta, lead, (s) => s)
@@ -127,20 +164,37 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
       case "ScriptDelta":
         scriptDelta(event.delta, tag, `${lead}${c.dim("│ ")}`)
         return
+      case "ScriptOutputDelta":
+        if (live) {
+          // A script that printed before its turn's Usage (not expected) still gets its region.
+          if (!live.has(tag)) live.start(tag, lead)
+          live.push(tag, event.text)
+        } else outputDelta(event.text, tag, lead)
+        return
       case "ScriptOutput": {
         newline()
+        const left = (pending.get(tag) ?? 1) - 1
+        if (left > 0) pending.set(tag, left)
+        else pending.delete(tag)
+        live?.stop(tag)
         const lines = visible(event.output).replace(/\n$/, "").split("\n")
-        const shown = lines.length > maxLines ? lines.slice(0, maxLines) : lines
-        for (const line of shown) {
-          const long = line.length > maxScriptColumns
-          write(`${lead}${c.dim("  ")}${long ? clip(line, maxScriptColumns) + c.dim("…") : line}\n`)
-        }
-        if (lines.length > shown.length) write(`${lead}${c.dim(`  … ${lines.length - shown.length} more lines`)}\n`)
+        // The lines printed while it ran are not printed again (unless the final text differs).
+        const printed = streamed.get(tag)?.printed ?? []
+        streamed.delete(tag)
+        const skip = printed.every((line, i) => lines[i] === line) ? printed.length : 0
+        const shown = lines.slice(skip, Math.max(skip, maxLines))
+        for (const line of shown) write(`${lead}${c.dim("  ")}${clipLine(line)}\n`)
+        const more = lines.length - skip - shown.length
+        if (more > 0) write(`${lead}${c.dim(`  … ${more} more lines`)}\n`)
+        // The turn's next script starts now.
+        if (left > 0) live?.start(tag, lead)
         return
       }
       case "Usage":
         newline()
         write(`${lead}${c.dim(formatUsage(event, event.durationMs))}\n`)
+        // The response is complete: its first script runs now.
+        if ((pending.get(tag) ?? 0) > 0) live?.start(tag, lead)
         return
       case "ErrorRetry":
         newline()
@@ -157,7 +211,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
     }
   }
 
-  return (event) => {
+  const print = (event: AgentEvent) => {
     switch (event._tag) {
       case "AgentStart":
         write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}${sandboxNote(event.sandbox)}`)) + "\n")
@@ -174,6 +228,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         write(c.magenta(visible(`⤶ sub-agent ${event.id} done: ${firstLine(event.summary)}`)) + "\n")
         return
       case "AgentFinished":
+        live?.dispose()
         newline()
         write(c.green(`✓ done in ${elapsed(event.durationMs)}, ${event.turns} turn${event.turns === 1 ? "" : "s"}${cost(event.usage)}`) + "\n")
         if (options.summary !== false && event.summary && event.summary.trim() !== lastText.trim()) {
@@ -182,6 +237,7 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         return
       case "AgentError":
         // The CLI prints the error line on stderr.
+        live?.dispose()
         newline()
         return
       default:
@@ -189,6 +245,17 @@ export function prettyFormatter(out: Sink, options: PrettyOptions): (event: Agen
         if (event._tag === "ReasoningDelta") lastText += event.delta
         part(event, "")
     }
+  }
+
+  if (!live) return print
+  return (event) => {
+    // New output of a script shown live only redraws the region; anything else is printed above it.
+    const inner = event._tag === "SubagentPart" ? event.part : event
+    const tag = event._tag === "SubagentPart" ? `[${visible(event.id)}]` : ""
+    if (inner._tag === "ScriptOutputDelta" && live.has(tag)) return live.push(tag, inner.text)
+    live.erase()
+    print(event)
+    live.settle(atLineStart)
   }
 }
 

@@ -48,6 +48,8 @@ export class SessionRecorder implements SessionSink {
   /** Totals when the current run started: a run's Usage is cumulative for that run. */
   private base: SessionTotals
   private outputSaved = new Map<string, number>()
+  /** Per sub-agent, the call whose live output is being saved. */
+  private liveCall = new Map<string, string>()
   private readonly redactor: Redactor
 
   private constructor(
@@ -203,6 +205,7 @@ export class SessionRecorder implements SessionSink {
   private streamed(event: AgentEvent): AgentEvent | undefined {
     const sub = event._tag === "SubagentPart" ? event : undefined
     const part = (sub ? sub.part : event) as { _tag: string; delta?: string }
+    if (part._tag === "ScriptOutputDelta" || part._tag === "ScriptOutput") return this.liveOutput(event, sub?.id)
     const kind = part._tag.replace(/(Delta|End)$/, "")
     if (kind !== "Reasoning" && kind !== "Script") return event
     const stream = `${sub?.id ?? ""} ${kind}`
@@ -215,6 +218,27 @@ export class SessionRecorder implements SessionSink {
       const rest = this.redactor.end(stream)
       if (rest) this.write({ type: "event", event: wrap({ _tag: `${kind}Delta`, delta: rest }) })
     }
+    return event
+  }
+
+  /**
+   * A top-level script's live output is saved as `output` lines (which `sessions show` replays as
+   * ScriptOutputDelta), not twice. A sub-agent's has no `output` lines: its deltas are saved as
+   * events, redacted as one stream per script that ends at the sub-agent's ScriptOutput.
+   */
+  private liveOutput(event: AgentEvent, sub: string | undefined): AgentEvent | undefined {
+    if (sub === undefined) return event._tag === "ScriptOutputDelta" ? undefined : event
+    const part = (event as Extract<AgentEvent, { _tag: "SubagentPart" }>).part
+    const stream = `${sub} live`
+    if (part._tag === "ScriptOutputDelta") {
+      this.liveCall.set(sub, part.id)
+      const text = this.redactor.piece(stream, part.text)
+      return text ? { ...event, part: { ...part, text } } as AgentEvent : undefined
+    }
+    const call = this.liveCall.get(sub)
+    this.liveCall.delete(sub)
+    const rest = this.redactor.end(stream)
+    if (rest && call !== undefined) this.write({ type: "event", event: { _tag: "SubagentPart", id: sub, part: { _tag: "ScriptOutputDelta", id: call, text: rest } } })
     return event
   }
 

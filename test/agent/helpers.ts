@@ -53,6 +53,8 @@ export function brief(event: AgentEvent | ContentPart): string {
     case "ReasoningDelta":
     case "ScriptDelta":
       return `${event._tag} ${JSON.stringify(event.delta)}`
+    case "ScriptOutputDelta":
+      return `ScriptOutputDelta ${JSON.stringify(event.text)}`
     case "ScriptOutput":
       return `ScriptOutput ${JSON.stringify(event.output)}`
     case "AgentFinished":

@@ -42,10 +42,12 @@ describe.each(fakeProviders)("%s", (provider) => {
       "ScriptStart",
       "ScriptEnd",
       "Usage",
+      'ScriptOutputDelta "wrote notes.txt\\n"',
       'ScriptOutput "wrote notes.txt\\n"',
       "ScriptStart",
       "ScriptEnd",
       "Usage",
+      'ScriptOutputDelta "2\\n"',
       'ScriptOutput "2\\n"',
       'AgentFinished "notes.txt has 2 lines" turns=2',
     ])

@@ -176,6 +176,7 @@ test("an interrupted script: the model and ScriptOutput get what it printed and 
   const lines = (await current.run("go", abort.signal)).map(brief)
   clearInterval(poll)
   expect(lines.filter((line) => line.startsWith("ScriptOutput") || line.startsWith("Agent")).slice(1)).toEqual([
+    'ScriptOutputDelta "started\\n"',
     'ScriptOutput "started\\n[interrupted by the user]"',
     'ScriptOutput "(not run: interrupted by the user)"',
     "AgentError 130 interrupted",
@@ -233,4 +234,20 @@ test("a script printing more than the cap: the middle is cut with a marker, and 
   const lines = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `line ${from + i}\n`).join("")
   expect(output).toBe(`${lines(0, 64)}[… 4884 lines (47870 bytes) of output dropped …]\n${lines(4949, 4999)}`)
   expect(current.server.requests[1]!.toolResults[0]).toBe(output)
+})
+
+test("the live copy of a script's output stops at the same budget, with one line saying so", async () => {
+  current = await rig(
+    "anthropic",
+    [{ blocks: [{ type: "execute", script: 'for (let i = 0; i < 5000; i++) console.log("line " + i)' }] }, done],
+    { outputLimitBytes: 1024 },
+  )
+  const events = await current.run("go")
+  const live = events.flatMap((event) => (event._tag === "ScriptOutputDelta" ? [event.text] : [])).join("")
+  // 1024 bytes: lines 0–125 exactly (70 + 720 + 234 bytes).
+  const lines = Array.from({ length: 126 }, (_, i) => `line ${i}\n`).join("")
+  expect(live).toBe(`${lines}[… live output stops here (over the output budget); ScriptOutput has the capped text]\n`)
+  // What the model gets is unchanged: head and tail of everything.
+  const output = (events.find((event) => event._tag === "ScriptOutput") as { output: string }).output
+  expect(output).toContain("[… 4884 lines (47870 bytes) of output dropped …]\nline 4949\n")
 })

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { clanka, clankaTimed } from "../support/cli.ts"
 import { fromSubagent, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 
@@ -74,8 +74,10 @@ test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remo
     ...SCRIPT_TURN,
     "SubagentStart",
     ...SUB_SCRIPT_TURN,
+    "SubagentPart:ScriptOutputDelta",
     "SubagentPart:ScriptOutput",
     "SubagentComplete",
+    "ScriptOutputDelta",
     "ScriptOutput",
     ...SCRIPT_TURN,
     "ScriptOutput",
@@ -88,15 +90,35 @@ test.skipIf(!available)("clanka run --ssh: a sub-agent's script runs in the remo
   expect(sub).toEqual({ _tag: "SubagentStart", id: `${start.id}.1`, prompt: "write out/from-sub.txt", provider: "anthropic", model: "claude-sonnet-4-5" })
   expect(events.filter((event) => event._tag === "SubagentPart").every((event) => event.id === sub.id)).toBe(true)
   // The sub-agent saw the remote directory, not the local one.
-  expect(events[10]).toEqual({ _tag: "SubagentPart", id: sub.id, part: { _tag: "ScriptOutput", output: "README.md\n" } })
-  expect(events[11]).toEqual({ _tag: "SubagentComplete", id: sub.id, summary: "wrote out/from-sub.txt" })
-  expect(events[12]).toEqual({ _tag: "ScriptOutput", output: "sub said: wrote out/from-sub.txt\n" })
+  // Its output, live over ssh and then whole; the ids are the execute calls' ids.
+  expect(events[10]).toEqual({ _tag: "SubagentPart", id: sub.id, part: { _tag: "ScriptOutputDelta", id: "toolu_1_0", text: "README.md\n" } })
+  expect(events[11]).toEqual({ _tag: "SubagentPart", id: sub.id, part: { _tag: "ScriptOutput", output: "README.md\n" } })
+  expect(events[12]).toEqual({ _tag: "SubagentComplete", id: sub.id, summary: "wrote out/from-sub.txt" })
+  expect(events[13]).toEqual({ _tag: "ScriptOutputDelta", id: "toolu_0_0", text: "sub said: wrote out/from-sub.txt\n" })
+  expect(events[14]).toEqual({ _tag: "ScriptOutput", output: "sub said: wrote out/from-sub.txt\n" })
   expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "sub said: wrote out/from-sub.txt", turns: 2 })
 
   expect(readFileSync(join(host.remoteDir, "out/from-sub.txt"), "utf8")).toBe("sub was here")
   expect(existsSync(join(host.local, "out"))).toBe(false)
   // Every model request is made here: the parent's two and the sub-agent's one.
   expect(server.requests.map((request) => fromSubagent(request))).toEqual([false, true, false])
+})
+
+test.skipIf(!available)("clanka run --ssh: a remote script's output streams back while it runs", async () => {
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: "console.log('start'); await sleep(1500); console.log('end')" }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+  ])
+  const result = await clankaTimed(["run", "--json", ...sshArgs(), "go"], { cwd: host.local, env: env(), timeoutMs: 30_000 })
+  expect(result.code).toBe(0)
+  const events = result.stdout.map((item) => JSON.parse(item.line))
+  const live = events.flatMap((event, i) => (event._tag === "ScriptOutputDelta" ? [{ ...event, i }] : []))
+  expect(live.map(({ i, ...event }) => event)).toEqual([
+    { _tag: "ScriptOutputDelta", id: "toolu_0_0", text: "start\n" },
+    { _tag: "ScriptOutputDelta", id: "toolu_0_0", text: "end\n" },
+  ])
+  expect(events[live[1]!.i + 1]).toEqual({ _tag: "ScriptOutput", output: "start\nend\n" })
+  expect(result.stdout[live[1]!.i]!.at - result.stdout[live[0]!.i]!.at).toBeGreaterThanOrEqual(1000)
 })
 
 /** Runs clanka and SIGKILLs the remote executor once `marker` exists in the remote directory. */

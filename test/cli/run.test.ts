@@ -40,6 +40,7 @@ for (const provider of fakeProviders) {
       "ScriptDelta",
       "ScriptEnd",
       "Usage",
+      "ScriptOutputDelta",
       "ScriptOutput",
       "ScriptStart",
       "ScriptDelta",
@@ -49,7 +50,8 @@ for (const provider of fakeProviders) {
       "AgentFinished",
     ])
     expect(events[0]).toMatchObject({ prompt: "add 2 and 2", provider, directory })
-    expect(events[8]).toEqual({ _tag: "ScriptOutput", output: "4\n" })
+    expect(events[8]).toEqual({ _tag: "ScriptOutputDelta", id: expect.any(String), text: "4\n" })
+    expect(events[9]).toEqual({ _tag: "ScriptOutput", output: "4\n" })
     expect(events.at(-1)).toMatchObject({ summary: "four", turns: 2 })
     expect(Object.keys(events.at(-1).usage).sort()).toEqual(
       ["cacheReadTokens", "cacheWriteTokens", "contextTokens", "contextWindow", "costUsd", "inputTokens", "outputTokens"],

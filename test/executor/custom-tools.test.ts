@@ -25,6 +25,7 @@ test("a model calls a library user's own tool through the agent", async () => {
     expect((events[0] as { tools: string[] }).tools).toContain("shout")
     expect(events.map(brief).filter((line) => line.startsWith("ScriptOutput") || line.startsWith("Agent"))).toEqual([
       "AgentStart",
+      'ScriptOutputDelta "HELLO\\n"',
       'ScriptOutput "HELLO\\n"',
       'AgentFinished "shouted" turns=1',
     ])

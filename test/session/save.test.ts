@@ -52,8 +52,12 @@ test("a run is saved as it happens: header, history items and the very events it
     started: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
   })
   expect(lines[1]).toMatchObject({ type: "open", pid: expect.any(Number) })
-  // The events, in order and exactly as printed.
-  expect(lines.filter((line) => line.type === "event").map((line) => line.event)).toEqual(printed)
+  // The events, in order and exactly as printed; the live output of a script is saved once, as
+  // its output lines (sessions show replays them as the ScriptOutputDelta events).
+  const live = printed.filter((event) => event._tag === "ScriptOutputDelta")
+  expect(live).toEqual([{ _tag: "ScriptOutputDelta", id: "toolu_0_1", text: "4\n" }])
+  expect(lines.filter((line) => line.type === "event").map((line) => line.event)).toEqual(printed.filter((event) => event._tag !== "ScriptOutputDelta"))
+  expect(lines.filter((line) => line.type === "output")).toEqual([{ type: "output", call: "toolu_0_1", text: "4\n" }])
   expect(lines.filter((line) => line.type === "message").map((line) => line.message)).toEqual([
     { role: "user", content: "add 2 and 2\nand say it" },
     {

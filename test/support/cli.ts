@@ -30,3 +30,40 @@ export async function clanka(
   ])
   return { code, stdout, stderr }
 }
+
+/** A line printed by clanka and when it arrived (ms since the process started). */
+export interface TimedLine {
+  at: number
+  line: string
+}
+
+/** Like `clanka`, but notes when each line of stdout and stderr arrived (for streaming tests). */
+export async function clankaTimed(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number } = {},
+): Promise<{ code: number; stdout: TimedLine[]; stderr: TimedLine[] }> {
+  const started = performance.now()
+  const child = Bun.spawn([BUN, MAIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: options.timeoutMs ?? 20_000,
+  })
+  const lines = async (stream: ReadableStream<Uint8Array>) => {
+    const result: TimedLine[] = []
+    const decoder = new TextDecoder()
+    let partial = ""
+    for await (const chunk of stream) {
+      const at = performance.now() - started
+      const parts = (partial + decoder.decode(chunk, { stream: true })).split("\n")
+      partial = parts.pop()!
+      for (const line of parts) result.push({ at, line })
+    }
+    if (partial) result.push({ at: performance.now() - started, line: partial })
+    return result
+  }
+  const [stdout, stderr, code] = await Promise.all([lines(child.stdout), lines(child.stderr), child.exited])
+  return { code, stdout, stderr }
+}
