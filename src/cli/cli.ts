@@ -115,7 +115,12 @@ async function printHelp(name?: string): Promise<void> {
 
 function wantsNdjson(args: string[]): boolean {
   return args.some(
-    (arg, i) => arg === "--json" || arg === "--output=ndjson" || arg === "-ondjson" || ((arg === "-o" || arg === "--output") && args[i + 1] === "ndjson"),
+    (arg, i) =>
+      arg === "--json" ||
+      arg === "--output=ndjson" ||
+      arg === "-ondjson" ||
+      arg === "--input=ndjson" ||
+      ((arg === "-o" || arg === "--output" || arg === "--input") && args[i + 1] === "ndjson"),
   )
 }
 

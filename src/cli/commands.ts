@@ -87,6 +87,7 @@ export const run = {
     "compact-at": { type: "string", description: "compact the history before a request above N tokens (default 80% of the model's window)", valueHint: "TOKENS" },
     "max-budget-usd": { type: "string", description: "stop after the script in flight once the run has cost N US dollars (sub-agents included)", valueHint: "N" },
     "max-depth": { type: "string", description: "how deep sub-agents nest (default 1: sub-agents do not delegate; 0: no sub-agents)", valueHint: "N" },
+    input: { type: "string", description: 'ndjson: read {"type":"prompt"|"steer"|"cancel","text"} lines from stdin (the output is --json)', valueHint: "FORMAT" },
   },
 } as const
 

@@ -19,15 +19,17 @@ import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
 import { slashCommand } from "./slash-commands.ts"
 import { traceAgent } from "../telemetry/index.ts"
+import { driveFromInput, ndjsonInput } from "./ndjson-input.ts"
 
 export default defineCommand({
   ...spec,
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
     const { config, sources } = projectConfig(args)
-    const format = chooseOutputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
+    const input = ndjsonInput(args.input, words.length > 0 ? words.join(" ") : undefined, args.output ?? (args.json ? "ndjson" : undefined))
+    const format = input ? "ndjson" : chooseOutputFormat(args.output ?? (args.json ? undefined : config.output), args.json)
     return await runAgent(
       {
         ...args,
@@ -36,6 +38,7 @@ export default defineCommand({
         "max-turns": args["max-turns"] ?? (config.maxTurns === undefined ? undefined : String(config.maxTurns)),
         "turn-timeout": args["turn-timeout"] ?? (config.turnTimeout === undefined ? undefined : String(config.turnTimeout)),
         system: args.system ?? config.system,
+        input,
       },
       format,
       {
@@ -64,6 +67,8 @@ interface RunArgs extends SessionFlags {
   "compact-at"?: string
   "max-depth"?: string
   image?: string
+  /** --input ndjson: the prompts come from stdin lines (ndjson-input.ts). */
+  input?: boolean
 }
 
 /** The config files' model, and the files a model or sub-agent model in use came from. */
@@ -108,8 +113,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   // Checked against the model before anything starts: a file it cannot take is a usage error.
   const images = args.image === undefined ? undefined : await (await import("../images/prompt.ts")).loadPromptImages(repeated(args.image), model)
 
-  const interactive = args.prompt === undefined && Boolean(process.stdin.isTTY)
-  const prompt = interactive ? undefined : await readPrompt(args.prompt)
+  const interactive = !args.input && args.prompt === undefined && Boolean(process.stdin.isTTY)
+  const prompt = interactive || args.input ? undefined : await readPrompt(args.prompt)
 
   // The user's AGENTS.md and skills, read here on the agent's side while the executor starts.
   const userReady = loadUserContext()
@@ -144,6 +149,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
     if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)
+    if (args.input) return await driveFromInput(agent, print, interrupt, images ? { images } : {})
     return await converse(agent, print, model, executor, interrupt, images)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.

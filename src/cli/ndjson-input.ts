@@ -1,0 +1,141 @@
+/**
+ * `clanka run --input ndjson`: another program drives the agent through stdin, one JSON object a
+ * line, and reads the usual `--json` events on stdout.
+ *
+ *   {"type":"prompt","text":"…"}   a run; one sent while another runs waits its turn. Every run
+ *                                  goes on from the same history (one session).
+ *   {"type":"steer","text":"…"}    a message for the running run (it cuts the model's stream at
+ *                                  the next block end, as typing does in a conversation)
+ *   {"type":"cancel"}              stops the running run: it ends with AgentError exit 130, and
+ *                                  the next prompt (if any) starts
+ *
+ * A line that is none of these is answered with one `InputError {message, line}` event and
+ * reading goes on. The end of input lets the running and waiting prompts finish; the exit code is
+ * the last run's (2 when the input held no prompt at all).
+ */
+import type { Agent } from "../agent/agent.ts"
+import type { AgentEvent } from "../agent/events.ts"
+import { ExitCode, UsageError } from "../errors.ts"
+import { visible } from "../output/visible.ts"
+import type { Interrupt } from "./interrupt.ts"
+import type { Sink } from "../output/sink.ts"
+import type { ImagePart } from "../providers/model.ts"
+
+/** A line the driver could not use: printed on stdout among the events. */
+export interface InputError {
+  _tag: "InputError"
+  message: string
+  /** Its line number in the input, from 1. */
+  line: number
+}
+
+type Command = { type: "prompt" | "steer"; text: string } | { type: "cancel" }
+
+/**
+ * Whether `--input ndjson` was given; refuses what cannot go with it (a PROMPT argument, an
+ * output format other than ndjson).
+ */
+export function ndjsonInput(input: string | undefined, prompt: string | undefined, output: string | undefined): boolean {
+  if (input === undefined) return false
+  if (input !== "ndjson") throw new UsageError(`unknown input format "${input}": --input takes ndjson`)
+  if (prompt !== undefined) throw new UsageError("--input ndjson reads the prompts from stdin; drop the PROMPT argument")
+  if (output !== undefined && output !== "ndjson") throw new UsageError(`--input ndjson writes --json events; drop --output ${output}`)
+  return true
+}
+
+/** Parses one input line: a command, or what is wrong with it. */
+export function parseCommand(text: string): Command | string {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return 'not a JSON object; send {"type":"prompt"|"steer"|"cancel", "text": …}'
+  const { type, text: body } = value as { type?: unknown; text?: unknown }
+  if (type === "cancel") return { type }
+  if (type === "prompt" || type === "steer") {
+    if (typeof body !== "string") return `a ${type} needs "text", a string`
+    if (!body.trim()) return `the ${type}'s "text" is empty`
+    return { type, text: body }
+  }
+  return `unknown "type" ${JSON.stringify(type) ?? "(none)"}: use "prompt", "steer" or "cancel"`
+}
+
+export interface InputOptions {
+  input?: NodeJS.ReadableStream
+  /** Where InputError lines go: the events' stdout. */
+  out?: Sink
+  /** --image: shown to the model with the first prompt. */
+  images?: ImagePart[]
+}
+
+export async function driveFromInput(agent: Agent, print: (event: AgentEvent) => void, interrupt: Interrupt, options: InputOptions = {}): Promise<number> {
+  const out = options.out ?? process.stdout
+  let images = options.images
+  const waiting: string[] = []
+  let current: { controller: AbortController; done: Promise<void> } | undefined
+  let last: number | undefined
+  let lineNumber = 0
+  const refuse = (message: string) => {
+    const error: InputError = { _tag: "InputError", message: `input line ${lineNumber}: ${message}`, line: lineNumber }
+    out.write(`${JSON.stringify(error)}\n`)
+  }
+
+  const next = () => {
+    if (current || interrupt.signal.aborted) return
+    const prompt = waiting.shift()
+    if (prompt === undefined) return
+    const controller = new AbortController()
+    const signal = AbortSignal.any([controller.signal, interrupt.signal])
+    const send = agent.send(prompt, { signal, ...(images ? { images } : {}) })
+    images = undefined
+    const done = run(send, print, interrupt).then((code) => {
+      last = code
+      current = undefined
+      next()
+    })
+    current = { controller, done }
+  }
+
+  const { createInterface } = await import("node:readline")
+  const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
+  const stop = () => lines.close()
+  interrupt.signal.addEventListener("abort", stop, { once: true })
+  try {
+    for await (const text of lines) {
+      lineNumber++
+      if (!text.trim()) continue
+      const command = parseCommand(text)
+      if (typeof command === "string") refuse(command)
+      else if (command.type === "prompt") {
+        waiting.push(command.text)
+        next()
+      } else if (command.type === "steer") {
+        if (current && !current.controller.signal.aborted) agent.steer(command.text)
+        else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
+      } else current?.controller.abort()
+    }
+  } finally {
+    interrupt.signal.removeEventListener("abort", stop)
+  }
+  // End of input: what was asked for still runs, one after another.
+  while (current) await current.done
+  if (interrupt.signal.aborted) return ExitCode.interrupted
+  if (last === undefined) throw new UsageError('--input ndjson: the input held no prompt; send {"type":"prompt","text":"…"} lines on stdin')
+  return last
+}
+
+/** Prints one run's events; its AgentError is also one line on stderr, as in `clanka run`. */
+async function run(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void, interrupt: Interrupt): Promise<number> {
+  let code: number = ExitCode.failed
+  for await (const event of events) {
+    print(event)
+    if (event._tag === "AgentFinished") code = ExitCode.ok
+    if (event._tag === "AgentError") {
+      code = event.exitCode
+      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) process.stderr.write(`clanka: ${visible(event.message)}\n`)
+    }
+  }
+  return code
+}
