@@ -14,6 +14,7 @@ import { UsageTotals } from "./usage.ts"
 import { Budget } from "./budget.ts"
 import type { SessionSink } from "../session/recorder.ts"
 import type { UserContext } from "./user-context.ts"
+import type { HookRunner } from "./hooks.ts"
 
 export const DEFAULT_MAX_DEPTH = 1
 export const DEFAULT_MAX_SUBAGENTS = 8
@@ -59,6 +60,8 @@ export interface AgentOptions {
   maxSubagents?: number
   /** The user's own AGENTS.md and skills (loadUserContext), for every prompt of the run and skill(). */
   user?: UserContext
+  /** The `hooks` of the config (hooks.ts): run at the session's start, around scripts, at each run's end. */
+  hooks?: HookRunner
 }
 
 export interface SendOptions {
@@ -114,6 +117,7 @@ export function createAgent(options: AgentOptions): Agent {
           })
       : Promise.resolve())
   let running = false
+  let sessionStarted = false
   let subagentCounter = 0
   const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
   const mainSystem = (caps: Capabilities, hosts?: readonly HostEntry[]) =>
@@ -156,9 +160,16 @@ export function createAgent(options: AgentOptions): Agent {
       controller.abort(new Error("the run ended"))
       while (subagents.size) await Promise.all([...subagents])
     }
+    const hooks = options.hooks
+    let directory: string | undefined
+    /** The `stop` hooks, before the run's last event. */
+    const stopHooks = async (end: { summary: string | null; error: string | null; exitCode: number }) => {
+      if (hooks?.has("stop") && directory !== undefined) await hooks.run("stop", { sessionId, cwd: directory, ...end }, (part) => lock.emit(id, part))
+    }
     const work = (async () => {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
+        directory = caps.directory
         const toolNames = toolNamesFromDts(caps.toolsDts)
         const hosts = options.hosts && options.hosts.length > 1 ? await (hostsReady ??= prepareHosts(options.hosts, caps, options.system, options.user)) : undefined
         lock.emit(id, {
@@ -174,6 +185,13 @@ export function createAgent(options: AgentOptions): Agent {
           tools: toolNames,
           sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
         })
+        if (!sessionStarted) {
+          sessionStarted = true
+          if (hooks?.has("sessionStart")) {
+            const payload = { sessionId, cwd: caps.directory, resumedFrom: options.resumedFrom ?? null, prompt }
+            await hooks.run("sessionStart", payload, (part) => lock.emit(id, part), controller.signal)
+          }
+        }
         const shared: LoopShared = {
           executor: options.executor,
           toolNames,
@@ -198,6 +216,7 @@ export function createAgent(options: AgentOptions): Agent {
           maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
           maxSubagents: options.maxSubagents ?? DEFAULT_MAX_SUBAGENTS,
           ...(options.user ? { user: options.user } : {}),
+          ...(hooks ? { hooks: { runner: hooks, sessionId, cwd: caps.directory } } : {}),
         }
         await restoreImages(controller.signal)
         const first: Message = { role: "user", content: prompt, ...(sendOptions.images?.length ? { images: sendOptions.images } : {}) }
@@ -219,6 +238,7 @@ export function createAgent(options: AgentOptions): Agent {
           compactAt,
         })
         await stopSubagents()
+        await stopHooks({ summary: result.summary, error: null, exitCode: ExitCode.ok })
         lock.emit(id, {
           _tag: "AgentFinished",
           summary: result.summary,
@@ -236,6 +256,7 @@ export function createAgent(options: AgentOptions): Agent {
             : ExitCode.failed
         await stopSubagents()
         lock.flush()
+        await stopHooks({ summary: null, error: message, exitCode })
         lock.emit(id, { _tag: "AgentError", message, exitCode })
       } finally {
         lock.flush()

@@ -42,6 +42,12 @@ export type ContentPart =
   | ({ _tag: "Usage"; durationMs: number } & RunUsage)
   | { _tag: "ErrorRetry"; error: RetryInfo }
   | { _tag: "StructuredOutput"; value: unknown }
+  /**
+   * A configured hook ran (agent/hooks.ts): `exitCode` null when it did not exit by itself (timed
+   * out, could not start); `blocked` when a preExecute hook stopped the script; `warning` the one
+   * line said about a failed hook.
+   */
+  | { _tag: "Hook"; name: string; command: string; exitCode: number | null; durationMs: number; blocked: boolean; warning?: string }
   /** The history was summarised: estimated input tokens before and after, and how long it took. */
   | { _tag: "Compaction"; beforeTokens: number; afterTokens: number; durationMs: number }
 

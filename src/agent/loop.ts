@@ -17,6 +17,7 @@ import { findHost, listHosts, type HostEntry } from "./hosts.ts"
 import type { SessionSink } from "../session/recorder.ts"
 import type { UserContext } from "./user-context.ts"
 import type { Budget } from "./budget.ts"
+import type { HookRunner } from "./hooks.ts"
 import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
@@ -49,6 +50,8 @@ export interface LoopShared {
   maxSubagents: number
   /** The user's instructions and skills: a script's skill(name) may ask for one of these. */
   user?: UserContext
+  /** The config's hooks, and what their input names (the session, the scripts' directory). */
+  hooks?: { runner: HookRunner; sessionId: string; cwd: string }
 }
 
 interface LoopRun {
@@ -355,6 +358,13 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
     }
   }
 
+  const hooks = shared.hooks
+  const about = hooks && { sessionId: hooks.sessionId, cwd: hooks.cwd, agent: run.id, ...(shared.host === undefined ? {} : { host: shared.host }), script }
+  if (hooks?.runner.has("preExecute")) {
+    // Exit 2 blocks the script: it never reaches the executor, and the model is told why.
+    const { blocked } = await hooks.runner.run("preExecute", about!, run.emit, run.signal)
+    if (blocked !== undefined) return { output: `[blocked by a hook] ${blocked}` }
+  }
   const cap = new OutputCap(shared.outputLimitBytes)
   const shown = new ScriptImages(run.model)
   const images = shown.policy
@@ -388,6 +398,10 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
     else if (error instanceof ClankaError)
       stopped = { error: new RunError(error.message, error.exitCode), note: `[stopped: ${error.message}]` }
     else throw error
+  }
+  if (hooks?.runner.has("postExecute")) {
+    const error = stopped ? stopped.error.message : (failure ?? null)
+    await hooks.runner.run("postExecute", { ...about!, output: cap.toString(), error }, run.emit)
   }
   let output = shown.annotate(cap.toString())
   const newline = output && !output.endsWith("\n") ? "\n" : ""

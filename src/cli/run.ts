@@ -20,12 +20,13 @@ import { openSession, sessionSource, type SessionFlags } from "./session-flags.t
 import { slashCommand } from "./slash-commands.ts"
 import { traceAgent } from "../telemetry/index.ts"
 import { driveFromInput, ndjsonInput } from "./ndjson-input.ts"
+import type { HookConfig } from "../agent/hooks.ts"
 
 export default defineCommand({
   ...spec,
   async run({ args }): Promise<number> {
     // Flags beat the config files (clanka.json, the user's config.json).
-    const { config, sources } = projectConfig(args)
+    const { config, sources, directory } = projectConfig(args)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
     const input = ndjsonInput(args.input, words.length > 0 ? words.join(" ") : undefined, args.output ?? (args.json ? "ndjson" : undefined))
@@ -39,6 +40,7 @@ export default defineCommand({
         "turn-timeout": args["turn-timeout"] ?? (config.turnTimeout === undefined ? undefined : String(config.turnTimeout)),
         system: args.system ?? config.system,
         input,
+        ...(config.hooks ? { hooks: { config: config.hooks, directory } } : {}),
       },
       format,
       {
@@ -69,6 +71,8 @@ interface RunArgs extends SessionFlags {
   image?: string
   /** --input ndjson: the prompts come from stdin lines (ndjson-input.ts). */
   input?: boolean
+  /** The config's hooks (user's and trusted project's) and the directory they run in. */
+  hooks?: { config: HookConfig; directory: string }
 }
 
 /** The config files' model, and the files a model or sub-agent model in use came from. */
@@ -128,8 +132,10 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
     const user = await userReady
     for (const line of user?.warnings ?? []) process.stderr.write(`clanka: ${visible(line)}\n`)
+    const hooks = args.hooks && (await import("../agent/hooks.ts")).createHooks(args.hooks.config, { cwd: args.hooks.directory })
     const agent = await traceAgent(createAgent, {
       ...(user ? { user } : {}),
+      ...(hooks ? { hooks } : {}),
       ...(session.recorder ? { session: session.recorder } : {}),
       ...(session.history ? { history: session.history } : {}),
       resumedFrom: session.resumedFrom,

@@ -48,7 +48,13 @@ export function ignoredNotice(loaded: LoadedConfig): string | undefined {
   const parts = loaded.files
     .filter((file) => file.ignored.length > 0)
     .map((file) => {
-      const keys = file.ignored.map((key) => (key === "mcpServers" ? `mcpServers (${Object.keys(file.values.mcpServers ?? {}).length})` : key))
+      const keys = file.ignored.map((key) =>
+        key === "mcpServers"
+          ? `mcpServers (${Object.keys(file.values.mcpServers ?? {}).length})`
+          : key === "hooks"
+            ? `hooks (${Object.values(file.values.hooks ?? {}).flat().length})`
+            : key,
+      )
       return `${relative(loaded.directory, file.path)}: ${keys.join(", ")}`
     })
   if (parts.length === 0) return undefined

@@ -2,7 +2,8 @@
  * Finds, reads, checks and merges the configuration files. Lowest to highest precedence: the
  * user's `$XDG_CONFIG_HOME/clanka/config.json`, then for each directory from the repository root
  * down to the project directory its `.mcp.json` and its `clanka.json`. A nearer file wins key by
- * key; `mcpServers` merge server by server. Flags (and CLANKA_MODEL) beat every file.
+ * key; `mcpServers` merge server by server, and the `hooks` of every file run (each point's lists
+ * are joined, the user's first). Flags (and CLANKA_MODEL) beat every file.
  *
  * The user's file is trusted; the project's files only when the user trusts the project
  * (trust.ts) or the run says --trust-project. Untrusted files may only narrow (see `narrow`).
@@ -131,6 +132,14 @@ function pick(values: Config, ...keys: (keyof Config)[]): Config {
 function merge(into: LoadedConfig, data: Config, path: string): void {
   for (const [key, value] of Object.entries(data)) {
     if (key === "$schema" || value === undefined) continue
+    if (key === "hooks") {
+      // Every file's hooks run (the user's first): a project cannot drop the user's policy.
+      const hooks: Record<string, unknown[]> = { ...into.config.hooks }
+      for (const [point, list] of Object.entries(value as NonNullable<Config["hooks"]>)) hooks[point] = [...(hooks[point] ?? []), ...(list ?? [])]
+      into.config.hooks = hooks as Config["hooks"]
+      into.sources.hooks = into.sources.hooks ? `${into.sources.hooks}, ${path}` : path
+      continue
+    }
     if (key === "mcpServers") {
       into.config.mcpServers = { ...into.config.mcpServers }
       for (const [name, server] of Object.entries(value as NonNullable<Config["mcpServers"]>)) {

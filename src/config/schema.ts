@@ -53,6 +53,24 @@ const McpServersSchema = v.pipe(
 
 const durationSeconds = v.pipe(v.number(), v.minValue(0.001), v.maxValue(2147483))
 
+/** A hook: a shell command, or {command, timeoutSec} (agent/hooks.ts). */
+const HookEntrySchema = v.union(
+  [
+    v.pipe(v.string(), v.minLength(1, "a hook command is not empty")),
+    v.strictObject({ command: v.pipe(v.string(), v.minLength(1, "a hook command is not empty")), timeoutSec: v.optional(durationSeconds) }),
+  ],
+  'a hook is a shell command or {"command": …, "timeoutSec": …}',
+)
+const HookListSchema = v.array(HookEntrySchema, "a list of hooks: shell commands or {command, timeoutSec} objects")
+
+/** `hooks`: per point of a run, the commands to run there. */
+export const HooksSchema = v.strictObject({
+  sessionStart: v.optional(HookListSchema),
+  preExecute: v.optional(HookListSchema),
+  postExecute: v.optional(HookListSchema),
+  stop: v.optional(HookListSchema),
+})
+
 /** `clanka.json` and the user's `config.json`: the defaults the flags set, and MCP servers. */
 export const ConfigSchema = v.strictObject({
   $schema: v.optional(v.string()),
@@ -71,6 +89,8 @@ export const ConfigSchema = v.strictObject({
   system: v.optional(v.string()),
   remoteBin: v.optional(v.pipe(v.string(), v.minLength(1))),
   mcpServers: v.optional(McpServersSchema),
+  /** Shell commands run on the agent's side: from the user's config and trusted projects only. */
+  hooks: v.optional(HooksSchema),
 })
 export type Config = v.InferOutput<typeof ConfigSchema>
 

@@ -32,7 +32,7 @@ export function createFormatter(format: OutputFormat, streams: FormatterStreams)
   const env = streams.env ?? process.env
   switch (format) {
     case "ndjson":
-      return ndjsonFormatter(streams.stdout)
+      return ndjsonFormatter(streams.stdout, streams.stderr)
     case "pretty":
       return prettyFormatter(streams.stdout, { color: wantsColor(streams.stdout, env), live: streams.live ?? Boolean(streams.stdout.isTTY) })
     case "text":

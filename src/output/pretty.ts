@@ -200,6 +200,12 @@ export function prettyFormatter(out: Sink & { columns?: number }, options: Prett
         newline()
         write(`${lead}${c.yellow(`⚠ ${visible(event.error.message)}; retrying`)}\n`)
         return
+      case "Hook":
+        // A hook that did its work quietly is not shown; one that failed or blocked is.
+        if (event.warning === undefined && !event.blocked) return
+        newline()
+        write(`${lead}${c.yellow(`⚠ ${visible(event.warning ?? `the ${event.name} hook ${JSON.stringify(event.command)} blocked the script`)}`)}\n`)
+        return
       case "Compaction":
         newline()
         write(`${lead}${c.dim(`⟲ history compacted: ${tokens(event.beforeTokens)} → ${tokens(event.afterTokens)} tokens (${elapsed(event.durationMs)})`)}\n`)

@@ -67,6 +67,8 @@ export function brief(event: AgentEvent | ContentPart): string {
       return `SubagentStart ${event.id} ${JSON.stringify(event.prompt)}`
     case "SubagentPart":
       return `[${event.id}] ${brief(event.part)}`
+    case "Hook":
+      return `Hook ${event.name} ${event.exitCode}${event.blocked ? " blocked" : ""}`
     case "SubagentComplete":
       return `SubagentComplete ${event.id} ${JSON.stringify(event.summary)}`
     case "StructuredOutput":
