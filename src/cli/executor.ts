@@ -5,10 +5,11 @@ import { executor as spec } from "./commands.ts"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
+import { releasePrivateTmps } from "../executor/landlock-tmp.ts"
 import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
-import { checkWritableRoot, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
   ...spec,
@@ -25,12 +26,14 @@ export default defineCommand({
     const writable = repeated(args.writable)
     for (const dir of writable) checkWritableRoot(dir, "--writable")
     const hardening = { tmpSize: tmpSize(args["tmp-size"]), readable: repeated(args.readable) }
+    const backend = sandboxBackend(args["sandbox-backend"])
     let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable, ...hardening }
-    if (request !== "off" && !process.env[INSIDE_VARIABLE]) {
+    if (request !== "off" && process.env[INSIDE_VARIABLE]) {
+      // Inside: the sandbox outside says which one it is.
+      if (backend !== "auto") policy = { ...policy, backend }
+    } else if (request !== "off") {
       // Asked from outside (ssh, a shell): start the same executor inside the OS sandbox.
-      const resolved = resolveSandbox(request, args.network ?? false, writable, hardening)
-      if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
-      policy = resolved.policy
+      policy = (await resolveSandbox(request, args.network ?? false, writable, { ...hardening, backend })).policy
       if (policy.mode !== "off") {
         // Started by ssh or by hand, for whatever comes: the index directory is made ready.
         if (args.search !== false) (await import("../tools/semantic/location.ts")).prepareSearchIndexDir(realpathSync(directory))
@@ -72,5 +75,6 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
     return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
   } finally {
     await bound.release()
+    releasePrivateTmps(argv)
   }
 }
