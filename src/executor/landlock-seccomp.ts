@@ -71,8 +71,11 @@ const X32_SYSCALL_BIT = 0x40000000
 const EPERM = 1
 const EACCES = 13
 const ENOSYS = 38
+const ENETUNREACH = 101
 
 const AF_UNIX = 1
+const AF_INET = 2
+const AF_INET6 = 10
 const AF_NETLINK = 16
 const NETLINK_ROUTE = 0
 const SOCK_STREAM = 1
@@ -134,10 +137,15 @@ export function seccompFilter(arch: Arch, network: boolean): Instruction[] {
   if (!network) {
     // A pathname unix socket is a file Landlock does not guard on connect: only stream pairs,
     // which reach nothing but each other. Netlink routing lists interfaces (os.networkInterfaces).
+    // IP says "Network is unreachable", as a machine without a network would.
     program.push(
       ...when(nr("socket"), [
         load(argLow(0)),
-        [JEQ_K, 0, 3, AF_NETLINK],
+        [JEQ_K, 3, 0, AF_INET],
+        [JEQ_K, 2, 0, AF_INET6],
+        [JEQ_K, 2, 0, AF_NETLINK],
+        ret(retErrno(EACCES)),
+        ret(retErrno(ENETUNREACH)),
         load(argLow(2)),
         [JEQ_K, 0, 1, NETLINK_ROUTE],
         ret(RET_ALLOW),
