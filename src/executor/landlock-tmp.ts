@@ -14,17 +14,25 @@ let exitHook = false
 
 /** A new private directory, owned by this process until released. */
 export function makePrivateTmp(): string {
-  const base = tmpdir()
-  sweep(base)
-  const dir = mkdtempSync(join(base, `${PREFIX}${process.pid}-`))
-  live.add(dir)
+  let dir: string | undefined
+  // TMPDIR may name a directory this user cannot write (sudo, setpriv): /tmp then.
+  for (const base of [...new Set([tmpdir(), "/tmp"])]) {
+    sweep(base)
+    try {
+      dir = mkdtempSync(join(base, `${PREFIX}${process.pid}-`))
+      break
+    } catch (error) {
+      if (base === "/tmp") throw error
+    }
+  }
+  live.add(dir!)
   if (!exitHook) {
     exitHook = true
     process.on("exit", () => {
       for (const dir of live) remove(dir)
     })
   }
-  return dir
+  return dir!
 }
 
 /** Removes the private directories named in `argv` (a sandbox's command line) that this process made. */
