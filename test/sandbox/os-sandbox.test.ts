@@ -4,9 +4,10 @@
 // outside the sandbox unless --network is given, and leaves no process behind.
 import { afterAll, describe, expect, test } from "bun:test"
 import { createSocket } from "node:dgram"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 import { findProcess } from "../support/processes.ts"
 import { BACKENDS, refusedWrite } from "../support/sandbox-backends.ts"
@@ -118,6 +119,28 @@ for (const backend of BACKENDS) {
       } finally {
         await server.close()
       }
+    })
+
+    test("clanka killed outright: the executor and every process its scripts started end too", async () => {
+      const [setsid, orphan] = backend.name === "bwrap" ? ["301.71", "301.72"] : ["301.81", "301.82"]
+      const script = `await bash({ command: "setsid sleep ${setsid} >/dev/null 2>&1 & (sh -c 'exec sleep ${orphan}' >/dev/null 2>&1 &); sleep 0.2" }); console.log("started"); await sleep(60000)`
+      const child = Bun.spawn([BUN, MAIN, "exec", "-C", workspace, "-e", script], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "ignore" })
+      const reader = child.stdout.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe("started\n")
+      expect(findProcess(["sleep", setsid]) !== undefined && findProcess(["sleep", orphan]) !== undefined).toBe(true)
+      child.kill("SIGKILL")
+      await child.exited
+      let left = true
+      for (let i = 0; i < 250 && left; i++) {
+        left = Boolean(findProcess(["sleep", setsid]) || findProcess(["sleep", orphan]))
+        if (left) await Bun.sleep(20)
+      }
+      expect(left).toBe(false)
+      // What a killed clanka leaves (the Landlock sandbox's temporary directory) the next one removes.
+      const leftover = readdirSync(tmpdir()).filter((name) => name.startsWith(`clanka-sandbox-${child.pid}-`))
+      expect(leftover).toHaveLength(backend.name === "bwrap" ? 0 : 1)
+      expect(await clanka(["exec", "-C", workspace, "-e", "1"], { env })).toEqual({ code: 0, stdout: "", stderr: "" })
+      expect(leftover.filter((name) => existsSync(join(tmpdir(), name)))).toEqual([])
     })
 
     test("writes outside the workspace are refused by the tools and by bash; inside and in the private temporary directory they work", async () => {
