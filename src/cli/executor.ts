@@ -71,10 +71,15 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
   const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
   const bound = inPidsCgroup(argv)
   const { relaySandboxed } = await import("../executor/mcp-relay.ts")
+  // Landlock cannot keep the protected paths read-only: put back when the sandbox ends (this relay
+  // does not follow the scripts; an agent's local executor puts them back after each one).
+  const protect = policy.backend === "landlock" && policy.mode === "workspace-write" ? (await import("../executor/landlock-protect.ts")).ProtectedState.take(directory, policy.writable) : undefined
   try {
     return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
   } finally {
     await bound.release()
     releasePrivateTmps(argv)
+    const changed = protect?.restore() ?? []
+    if (changed.length > 0) process.stderr.write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
   }
 }

@@ -118,8 +118,11 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     prepareSearchIndexDir(workspace)
   }
   const { RemoteExecutor } = await import("./remote.ts")
-  const start = (policy: SandboxPolicy) =>
-    withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
+  const start = async (policy: SandboxPolicy) => {
+    // Landlock cannot keep the protected paths read-only: they are put back after each script.
+    const protect = policy.backend === "landlock" && policy.mode === "workspace-write" ? await import("./landlock-protect.ts") : undefined
+    const state = protect?.ProtectedState.take(workspace, policy.writable)
+    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
       RemoteExecutor.start({
         argv,
         label: "the local executor",
@@ -128,6 +131,8 @@ async function connect(options: ConnectOptions): Promise<Executor> {
         capabilitiesRequest: options.mcp,
       }),
     )
+    return protect && state ? protect.keepProtectedPaths(executor, state, options.onWarning) : executor
+  }
   try {
     return await start(policy)
   } catch (error) {

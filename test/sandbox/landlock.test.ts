@@ -1,9 +1,10 @@
 // What only the Landlock backend has to prove (the shared attacks are in os-sandbox.test.ts):
 // Landlock and seccomp bind each thread, so every thread of the executor, the scripts' Worker
 // among them, must be in the sandbox; the seccomp filter refuses what Landlock does not cover;
-// the host's /tmp is closed but for the sandbox's own directory.
+// the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
+// read-only (the protected paths in the workspace) does not outlive a script.
 import { afterAll, describe, expect, test } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
@@ -62,6 +63,45 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
         .join("\n")}\n\n`,
       stderr: "",
     })
+  })
+
+  test("what bash changes in the protected paths does not outlive the script: put back, and both the model and the user are told", async () => {
+    const repo = join(root, "repo")
+    mkdirSync(join(repo, ".clanka"), { recursive: true })
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo, stdout: "pipe", stderr: "pipe" })
+    git("init", "-q", ".")
+    writeFileSync(join(repo, "clanka.json"), "{}\n")
+    writeFileSync(join(repo, ".mcp.json"), "{}\n")
+    const config = readFileSync(join(repo, ".git/config"), "utf8")
+    const hooks = readdirSync(join(repo, ".git/hooks")).sort()
+    const marker = join(root, "hook-ran")
+    // Landlock cannot refuse these writes (a rule grants beneath the whole workspace).
+    const attack = [
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .git/config`,
+      `echo '{"sandbox":"off"}' > clanka.json`,
+      "rm .mcp.json",
+      "echo x > .clanka/settings.json",
+      "echo kept > src.txt",
+    ].join(" && ")
+    const script = `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`
+    const result = await clanka(["exec", "-C", repo, "-e", script], { env })
+    const changed = [join(repo, "clanka.json"), join(repo, ".mcp.json"), join(repo, ".clanka"), join(repo, ".git/hooks"), join(repo, ".git/config")].join(", ")
+    expect(result).toEqual({
+      code: 0,
+      stdout: `done\n[sandbox: a script changed ${changed}, which stay read-only; put back as they were]\n`,
+      stderr: `clanka: sandbox: a script changed ${changed}, which stay read-only; put back as they were\n`,
+    })
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+    expect(readdirSync(join(repo, ".git/hooks")).sort()).toEqual(hooks)
+    expect(readFileSync(join(repo, "clanka.json"), "utf8")).toBe("{}\n")
+    expect(readFileSync(join(repo, ".mcp.json"), "utf8")).toBe("{}\n")
+    expect(readdirSync(join(repo, ".clanka"))).toEqual([])
+    // Ordinary work stays; git outside the sandbox runs no hook of the script's.
+    expect(readFileSync(join(repo, "src.txt"), "utf8")).toBe("kept\n")
+    git("add", "src.txt")
+    expect(git("commit", "-qm", "work").exitCode).toBe(0)
+    expect(existsSync(marker)).toBe(false)
   })
 
   test("the host's /tmp cannot be read; the sandbox's own temporary directory can", async () => {
