@@ -1,12 +1,12 @@
 /**
- * `clanka __landlock-exec PLAN -- COMMAND…`: the re-exec step of the Landlock backend. Landlock
+ * `clanka __landlock-exec PLAN.json -- COMMAND…`: the re-exec step of the Landlock backend. Landlock
  * and seccomp bind only the thread that asks (Bun already runs other threads here), and execve
  * leaves only that thread: so this thread drops every capability, sets no_new_privs, restricts
  * itself (landlock-ruleset.ts, landlock-seccomp.ts) and then executes COMMAND, which with all it
  * starts and every thread it makes stays in the sandbox. Nothing runs between the restriction
  * and the execve.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync } from "node:fs"
 import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./landlock-ffi.ts"
 import type { LandlockPlan } from "./landlock-plan.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
@@ -27,8 +27,14 @@ const CLOSE_RANGE_CLOEXEC = 1 << 2
 export function landlockExec(args: readonly string[]): number {
   const dash = args.indexOf("--")
   const command = args.slice(dash + 1)
-  if (dash !== 1 || command.length === 0) return fail("usage: clanka __landlock-exec PLAN -- COMMAND [ARG...]", 2)
-  const plan = JSON.parse(args[0]!) as LandlockPlan
+  if (dash !== 1 || command.length === 0) return fail("usage: clanka __landlock-exec PLAN.json -- COMMAND [ARG...]", 2)
+  let plan: LandlockPlan
+  try {
+    plan = JSON.parse(readFileSync(args[0]!, "utf8")) as LandlockPlan
+    rmSync(args[0]!)
+  } catch (error) {
+    return fail(`cannot read its plan: ${(error as Error).message}`, 1)
+  }
   const program = command[0]!.includes("/") ? command[0]! : Bun.which(command[0]!)
   if (!program) return fail(`${command[0]}: command not found`, 127)
   try {

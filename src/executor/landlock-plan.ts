@@ -10,7 +10,7 @@
  * --writable roots, the search index, a private temporary directory (the scripts' TMPDIR) and a
  * few devices (/dev/null, ...).
  */
-import { readdirSync } from "node:fs"
+import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SandboxPolicy } from "../contract.ts"
 import { storesToHide } from "./credential-stores.ts"
@@ -66,6 +66,16 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
   for (const path of [...writable, tmp, ...(input.index ? real([input.index]) : [])]) rules.push([path, "write"])
   for (const device of DEVICES) rules.push([device, "device"])
   return { rules, network: policy.network, tmp, cwd: input.cwd, env: input.env }
+}
+
+/**
+ * The plan's file, in its private temporary directory (`__landlock-exec` reads and removes it
+ * before the sandbox is up): its path.
+ */
+export function writePlan(plan: LandlockPlan): string {
+  const path = join(plan.tmp, ".clanka-landlock-plan.json")
+  writeFileSync(path, JSON.stringify(plan), { mode: 0o600 })
+  return path
 }
 
 /**

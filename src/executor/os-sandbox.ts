@@ -14,7 +14,7 @@ import { searchIndexDir } from "../tools/semantic/location.ts"
 import { DEFAULT_TMP_SIZE, noCapabilities, privateTmp } from "./bwrap-hardening.ts"
 import { hideCredentialStores } from "./credential-stores.ts"
 import { coverHostSockets } from "./host-sockets.ts"
-import { LANDLOCK_EXEC, landlockPlan } from "./landlock-plan.ts"
+import { LANDLOCK_EXEC, landlockPlan, writePlan } from "./landlock-plan.ts"
 import { makePrivateTmp } from "./landlock-tmp.ts"
 import { underProcessLimit } from "./process-bound.ts"
 import { type BackendRequest, bwrapBinary, bwrapMissing, chooseBackend, forcedFailed, landlockMissing, noSandbox, type SandboxBackend } from "./sandbox-backend.ts"
@@ -112,16 +112,18 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
  * private temporary directory is made for it (released with the sandbox, landlock-tmp.ts).
  */
 function landlockArgv(argv: string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
+  const tmp = makePrivateTmp()
   const plan = landlockPlan({
     workspace,
     policy,
-    tmp: makePrivateTmp(),
+    tmp,
     cwd: needs.cwd ?? workspace,
     readable: [...argv, ...(needs.readable ?? [])],
     index: searchIndexBind(needs.search, workspace),
     env: { [INSIDE_VARIABLE]: "1" },
   })
-  return [...selfCommand(), LANDLOCK_EXEC, JSON.stringify(plan), "--", ...argv]
+  // In a file: a large HOME makes a plan longer than one argument may be (128 KiB).
+  return [...selfCommand(), LANDLOCK_EXEC, writePlan(plan), "--", ...argv]
 }
 
 /**

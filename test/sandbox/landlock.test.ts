@@ -104,6 +104,16 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(existsSync(marker)).toBe(false)
   })
 
+  test("a HOME with thousands of entries (each read rule of its own beside the credential stores) still starts", async () => {
+    const home = join(root, "big-home")
+    mkdirSync(join(home, ".ssh"), { recursive: true })
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "secret key\n")
+    for (let i = 0; i < 3000; i++) writeFileSync(join(home, `a-file-with-a-rather-long-name-so-that-the-plan-grows-${i}.txt`), `${i}\n`)
+    const command = `cat $HOME/a-file-with-a-rather-long-name-so-that-the-plan-grows-2999.txt; cat $HOME/.ssh/id_ed25519 2>&1 || true`
+    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env: { ...env, HOME: home } })
+    expect(result).toEqual({ code: 0, stdout: `2999\ncat: ${home}/.ssh/id_ed25519: Permission denied\n\n`, stderr: "" })
+  })
+
   test("the host's /tmp cannot be read; the sandbox's own temporary directory can", async () => {
     const host = mkdtempSync("/tmp/clanka-landlock-host-")
     try {
