@@ -58,6 +58,7 @@ export async function landlockMissing(): Promise<string | undefined> {
  */
 export async function chooseBackend(request: BackendRequest, mode: string, probe: boolean): Promise<SandboxBackend> {
   if (process.platform === "darwin") {
+    if (request !== "auto") throw forcedFailed(request, "it runs on Linux only; macOS has sandbox-exec")
     if (existsSync("/usr/bin/sandbox-exec")) return "sandbox-exec"
     throw noSandbox(mode, ["sandbox-exec is not available"])
   }
