@@ -67,6 +67,18 @@ describe.skipIf(!LANDLOCK.available)("where bubblewrap cannot create namespaces"
     expect(existsSync(join(root, "escaped"))).toBe(false)
   })
 
+  test("clanka executor --sandbox announces Landlock in its capabilities (AgentStart of a run through --executor)", async () => {
+    const server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }])
+    try {
+      const executor = [BUN, MAIN, "executor", "-C", workspace, "--sandbox", "read-only"].join(" ")
+      const result = await clanka(["run", "--json", "--executor", executor, "-m", "anthropic/claude-sonnet-4-5", "probe"], { env: { ...server.env, ...apparmor } })
+      expect(result.code).toBe(0)
+      expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ _tag: "AgentStart", sandbox: { mode: "read-only", network: false, backend: "landlock" } })
+    } finally {
+      await server.close()
+    }
+  })
+
   test("--sandbox-backend bwrap is exit 2 with bubblewrap's reason", async () => {
     for (const [args, env] of [
       [["--sandbox-backend", "bwrap"], apparmor],
