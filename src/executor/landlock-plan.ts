@@ -13,6 +13,7 @@
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SandboxPolicy } from "../contract.ts"
+import { UsageError } from "../errors.ts"
 import { storesToHide } from "./credential-stores.ts"
 import type { Grant } from "./landlock-ruleset.ts"
 import { isUnder, realPath } from "./sandbox-paths.ts"
@@ -55,6 +56,13 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
   const readable = real(policy.readable ?? [])
   const keep = real([input.workspace, ...policy.writable, ...input.readable]).filter((path) => !readable.includes(path))
   const stores = storesToHide({ readable, keep, bound: [] })
+  // A rule grants beneath its path: a store inside a writable root could not be kept from scripts.
+  const exposed = stores.find((store) => writable.some((root) => isUnder(store.path, root)))
+  if (exposed) {
+    throw new UsageError(
+      `${exposed.path} is a credential store inside a writable directory, which the Landlock sandbox cannot hide; pass --readable ${exposed.path} to leave it open to scripts (writable there), work in a project directory instead, or use bubblewrap`,
+    )
+  }
   const refused = ["/tmp", "/dev", ...stores.map((store) => store.path)]
   const rules: [string, Grant][] = [["/", "list"]]
   for (const path of readRules(refused)) rules.push([path, "read"])

@@ -114,6 +114,20 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(result).toEqual({ code: 0, stdout: `2999\ncat: ${home}/.ssh/id_ed25519: Permission denied\n\n`, stderr: "" })
   })
 
+  test("a workspace that holds a credential store (-C ~) is exit 2 naming --readable: Landlock could not hide it there", async () => {
+    const home = join(root, "home-workspace")
+    mkdirSync(join(home, ".aws"), { recursive: true })
+    writeFileSync(join(home, ".aws", "credentials"), "secret\n")
+    const refused = await clanka(["exec", "-C", home, "-e", 'console.log(await bash({ command: "cat .aws/credentials" }))'], { env: { ...env, HOME: home } })
+    expect(refused).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `clanka: ${home}/.aws is a credential store inside a writable directory, which the Landlock sandbox cannot hide; pass --readable ${home}/.aws to leave it open to scripts (writable there), work in a project directory instead, or use bubblewrap\n`,
+    })
+    const allowed = await clanka(["exec", "-C", home, "--readable", join(home, ".aws"), "-e", 'console.log(await bash({ command: "cat .aws/credentials" }))'], { env: { ...env, HOME: home } })
+    expect(allowed).toEqual({ code: 0, stdout: "secret\n\n", stderr: "" })
+  })
+
   test("the host's /tmp cannot be read; the sandbox's own temporary directory can", async () => {
     const host = mkdtempSync("/tmp/clanka-landlock-host-")
     try {
