@@ -6,7 +6,7 @@
  * starts and every thread it makes stays in the sandbox. Nothing runs between the restriction
  * and the execve.
  */
-import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./landlock-ffi.ts"
 import type { LandlockPlan } from "./landlock-plan.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
@@ -49,7 +49,8 @@ export function landlockExec(args: readonly string[]): number {
   // Gone with its parent (the agent), as bwrap's --die-with-parent; a session of its own, so no
   // terminal is the sandbox's controlling one (bwrap's --new-session).
   prctl(PR_SET_PDEATHSIG, SIGKILL)
-  setsid()
+  // A process group leader cannot start a session: then it must have no terminal to read keys from.
+  if (setsid() < 0 && hasTerminal()) return fail("it cannot leave the terminal's session (it leads a process group); start it from a shell script or with setsid", 1)
   const limit = processLimit()
   if (limit !== undefined) setrlimit(RLIMIT_NPROC, limit, limit)
   const dropped = dropCapabilities()
@@ -101,6 +102,15 @@ function processLimit(): number | undefined {
     if (Number(status.match(/^Uid:\s*(\d+)/m)?.[1]) === uid) tasks += Number(status.match(/^Threads:\s*(\d+)/m)?.[1] ?? 1)
   }
   return tasks + MAX_PROCESSES
+}
+
+function hasTerminal(): boolean {
+  try {
+    closeSync(openSync("/dev/tty", "r"))
+    return true
+  } catch {
+    return false
+  }
 }
 
 function readText(path: string): string {
