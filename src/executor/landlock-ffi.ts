@@ -6,9 +6,24 @@ import { dlopen, FFIType, ptr, read } from "bun:ffi"
 
 type Libc = ReturnType<typeof open>
 
+/** glibc, else musl (Alpine). */
+const LIBRARIES = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"]
+
 function open() {
+  let failure: unknown
+  for (const name of LIBRARIES) {
+    try {
+      return bind(name)
+    } catch (error) {
+      failure = error
+    }
+  }
+  throw new Error(`cannot load the C library (${LIBRARIES.join(", ")}): ${(failure as Error).message}`)
+}
+
+function bind(name: string) {
   const word = FFIType.i64
-  return dlopen("libc.so.6", {
+  return dlopen(name, {
     syscall: { args: [word, word, word, word, word, word, word], returns: word },
     prctl: { args: [FFIType.i32, word, word, word, word], returns: FFIType.i32 },
     capset: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },

@@ -53,13 +53,15 @@ export type Grant = "read" | "list" | "write" | "device"
 const GRANTS: Record<Grant, number> = { read: READ, list: FS.READ_DIR, write: WRITE, device: FS.READ_FILE | FS.WRITE_FILE | FS.TRUNCATE }
 
 let abi: number | undefined
-/** The kernel's Landlock ABI version: 0 where Landlock is missing or disabled. */
+let ffiFailure: string | undefined
+/** The kernel's Landlock ABI version: 0 where Landlock is missing or disabled (or libc cannot be loaded). */
 export function landlockAbi(): number {
   if (abi !== undefined) return abi
   if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) return (abi = 0)
   try {
     abi = Math.max(0, syscall(SYS_CREATE_RULESET, 0, 0, CREATE_RULESET_VERSION))
-  } catch {
+  } catch (error) {
+    ffiFailure = (error as Error).message
     abi = 0
   }
   return abi
@@ -69,7 +71,7 @@ export function landlockAbi(): number {
 export function landlockUnavailable(): string | undefined {
   if (process.platform !== "linux") return "it is Linux only"
   if (process.arch !== "x64" && process.arch !== "arm64") return `clanka does not use it on ${process.arch}`
-  if (landlockAbi() === 0) return "the kernel offers none: it needs Linux 5.13 or later with landlock among its LSMs"
+  if (landlockAbi() === 0) return ffiFailure ?? "the kernel offers none: it needs Linux 5.13 or later with landlock among its LSMs"
   return undefined
 }
 
