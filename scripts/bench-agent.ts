@@ -24,18 +24,21 @@ const fmt = (n: number) => n.toFixed(2)
 // 1. Trivial task end to end: the model calls taskComplete at once.
 const runs = 20
 const done: FakeTurn = { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }
-const server = await startFakeModel("anthropic", Array.from({ length: 2 * runs + 10 }, () => done))
+const server = await startFakeModel("anthropic", Array.from({ length: 3 * runs + 10 }, () => done))
 const directory = mkdtempSync(join(tmpdir(), "clanka-bench-"))
 // Runs are saved as sessions, as by default, but not into the user's own state directory.
 const stateHome = mkdtempSync(join(tmpdir(), "clanka-bench-state-"))
 const wallMs: number[] = []
 const rssMiB: number[] = []
+const wallLandlockMs: number[] = []
 const wallOffMs: number[] = []
-// The sandbox on (default) and off, interleaved.
-for (let i = 0; i < 2 * (runs + 3); i++) {
-  const off = i % 2 === 1
+// The sandbox on in bubblewrap (the default where it runs), in Landlock, and off, interleaved.
+const variants = [["--sandbox-backend", "bwrap"], ["--sandbox-backend", "landlock"], ["--sandbox", "off"]]
+for (let i = 0; i < 3 * (runs + 2); i++) {
+  const variant = i % 3
+  const off = variant === 2
   const started = performance.now()
-  const child = Bun.spawn([...command, "run", ...(off ? ["--sandbox", "off"] : []), "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
+  const child = Bun.spawn([...command, "run", ...variants[variant]!, "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
     env: { ...process.env, ...server.env, CLANKA_HOME: stateHome },
     stdin: "ignore",
     stdout: "pipe",
@@ -47,6 +50,10 @@ for (let i = 0; i < 2 * (runs + 3); i++) {
   if (i < 6) continue // warm-up: page cache
   if (off) {
     wallOffMs.push(performance.now() - started)
+    continue
+  }
+  if (variant === 1) {
+    wallLandlockMs.push(performance.now() - started)
     continue
   }
   wallMs.push(performance.now() - started)
@@ -119,7 +126,8 @@ for (let session = 0; session < 30; session++) {
 }
 
 console.log(`command: ${command.map((part) => part.replace(root + "/", "")).join(" ")} run (trivial task, local fake Anthropic server)`)
-console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs, sandbox on`)
-console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (sandbox costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
+console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs, sandbox on (bwrap)`)
+console.log(`  --sandbox-backend landlock wall median ${fmt(median(wallLandlockMs))} ms (costs ${fmt(median(wallLandlockMs) - median(wallOffMs))} ms over off)`)
+console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (bwrap costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
 console.log(`fixed first request       ${fixedChars} characters (system prompt ${system.length}, tool schema ${fixedChars - system.length})`)
 console.log(`loop overhead per turn    p50 ${fmt(median(perTurn))} ms, p90 ${fmt(percentile(perTurn, 0.9))} ms (${perTurn.length} turns); 50-turn session median ${fmt(median(sessions))} ms`)

@@ -35,12 +35,13 @@ const floor = await timeCommand([empty], 50)
 // A few warm-up runs so the binary is in the page cache, as it is for a user's second run.
 await timeCommand([bin, "--version"], 5)
 const version = await timeCommand([bin, "--version"], 50)
-// The sandbox on (the default: the executor in bubblewrap) and off, interleaved so that load on the
-// machine falls on both alike.
+// The sandbox on in each backend (bubblewrap is the default where it runs; Landlock where it does
+// not) and off, interleaved so that load on the machine falls on all alike.
 const exec = { wallMs: [] as number[], rssMiB: [] as number[] }
+const execLandlock = { wallMs: [] as number[], rssMiB: [] as number[] }
 const execOff = { wallMs: [] as number[], rssMiB: [] as number[] }
 for (let i = 0; i < 30; i++) {
-  for (const [into, extra] of [[exec, []], [execOff, ["--sandbox", "off"]]] as const) {
+  for (const [into, extra] of [[exec, ["--sandbox-backend", "bwrap"]], [execLandlock, ["--sandbox-backend", "landlock"]], [execOff, ["--sandbox", "off"]]] as const) {
     const one = await timeCommand([bin, "exec", ...extra, "-e", "1"], 1)
     into.wallMs.push(...one.wallMs)
     into.rssMiB.push(...one.rssMiB)
@@ -59,6 +60,7 @@ await executor.close()
 const fmt = (n: number) => n.toFixed(2)
 console.log(`empty compiled Bun program  cold start median ${fmt(median(floor.wallMs))} ms`)
 console.log(`dist/clanka --version      cold start median ${fmt(median(version.wallMs))} ms (p90 ${fmt(percentile(version.wallMs, 0.9))} ms, ${version.wallMs.length} runs)`)
-console.log(`dist/clanka exec -e 1      wall median ${fmt(median(exec.wallMs))} ms, peak RSS median ${fmt(median(exec.rssMiB))} MiB (max ${fmt(Math.max(...exec.rssMiB))} MiB), sandbox on`)
-console.log(`  --sandbox off            wall median ${fmt(median(execOff.wallMs))} ms (sandbox costs ${fmt(median(exec.wallMs) - median(execOff.wallMs))} ms)`)
+console.log(`dist/clanka exec -e 1      wall median ${fmt(median(exec.wallMs))} ms, peak RSS median ${fmt(median(exec.rssMiB))} MiB (max ${fmt(Math.max(...exec.rssMiB))} MiB), sandbox on (bwrap)`)
+console.log(`  --sandbox-backend landlock wall median ${fmt(median(execLandlock.wallMs))} ms, peak RSS median ${fmt(median(execLandlock.rssMiB))} MiB (costs ${fmt(median(execLandlock.wallMs) - median(execOff.wallMs))} ms over off)`)
+console.log(`  --sandbox off            wall median ${fmt(median(execOff.wallMs))} ms (bwrap costs ${fmt(median(exec.wallMs) - median(execOff.wallMs))} ms)`)
 console.log(`trivial execute, in-process p50 ${fmt(median(times))} ms, p90 ${fmt(percentile(times, 0.9))} ms (${times.length} runs)`)

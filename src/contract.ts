@@ -75,7 +75,13 @@ export interface SandboxPolicy {
   tmpSize?: number
   /** Absolute paths of credential stores left visible to scripts (--readable); the rest are hidden. */
   readable?: readonly string[]
+  /** The OS sandbox that enforces it (none when off, or for a library's in-process executor). */
+  backend?: SandboxBackend
 }
+
+/** The OS sandboxes: bubblewrap or Landlock with seccomp on Linux, sandbox-exec on macOS. */
+export const SandboxBackends = ["bwrap", "landlock", "sandbox-exec"] as const
+export type SandboxBackend = (typeof SandboxBackends)[number]
 
 /** No restriction: what a library user's LocalExecutor enforces unless told otherwise. */
 export const UNRESTRICTED: SandboxPolicy = { mode: "off", network: true, writable: [] }
@@ -125,7 +131,7 @@ export const CapabilitiesSchema = v.looseObject({
   /** Absolute path of the executor's working directory. */
   directory: v.string(),
   /** The sandbox the executor's scripts run in; an executor that does not say runs none. */
-  sandbox: v.optional(v.looseObject({ mode: v.picklist(SandboxModes), network: v.boolean() }), { mode: "off", network: true }),
+  sandbox: v.optional(v.looseObject({ mode: v.picklist(SandboxModes), network: v.boolean(), backend: v.optional(v.picklist(SandboxBackends)) }), { mode: "off", network: true }),
   /** MCP servers that could not be started or listed (their tools are missing); empty without MCP. */
   mcpFailures: v.optional(v.array(v.looseObject({ server: v.string(), error: v.string() }))),
   /** Lines for the user about what the executor found and left out (an AGENTS.md outside the workspace). */

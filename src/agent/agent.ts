@@ -183,7 +183,7 @@ export function createAgent(options: AgentOptions): Agent {
           resumedFrom: options.resumedFrom ?? null,
           directory: caps.directory,
           tools: toolNames,
-          sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network },
+          sandbox: { mode: caps.sandbox.mode, network: caps.sandbox.network, ...(caps.sandbox.backend ? { backend: caps.sandbox.backend } : {}) },
         })
         if (!sessionStarted) {
           sessionStarted = true

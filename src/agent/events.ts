@@ -1,4 +1,4 @@
-import type { SandboxMode } from "../contract.ts"
+import type { SandboxBackend, SandboxMode } from "../contract.ts"
 /**
  * The events of an agent run (SPEC section 3). Scripts piping `--output ndjson` into jq rely on
  * these names and fields: add fields if needed, never remove or rename one.
@@ -74,8 +74,8 @@ export type AgentEvent =
       resumedFrom?: string | null
       directory: string
       tools: string[]
-      /** The sandbox the executor runs scripts in (`off`: none). */
-      sandbox: { mode: SandboxMode; network: boolean }
+      /** The sandbox the executor runs scripts in (`off`: none), and the OS sandbox that enforces it. */
+      sandbox: { mode: SandboxMode; network: boolean; backend?: SandboxBackend }
     }
   | ContentPart
   | SubagentEvent

@@ -36,7 +36,10 @@ export function environmentSection(
   }
   if (sandbox) {
     const backend = typeof sandbox.backend === "string" && sandbox.mode !== "off" ? ` (${sandbox.backend})` : ""
-    lines.push(`- Sandbox: ${sandbox.mode}${backend}, ${SANDBOX_MEANS[sandbox.mode]}; network ${sandbox.network ? "on" : "off"}`)
+    // Landlock's temporary directory is TMPDIR (the host's /tmp stays closed), and no loopback without the network.
+    const landlock = sandbox.backend === "landlock" && sandbox.mode !== "off"
+    const means = landlock && sandbox.mode === "workspace-write" ? "writes only in the working directory and $TMPDIR (not /tmp)" : SANDBOX_MEANS[sandbox.mode]
+    lines.push(`- Sandbox: ${sandbox.mode}${backend}, ${means}; network ${sandbox.network ? "on" : landlock ? "off (loopback too)" : "off"}`)
   }
   return lines.length ? `Environment:\n${lines.join("\n")}` : ""
 }

@@ -11,8 +11,13 @@ import type { ArgsDef } from "citty"
 export const sandboxArgs = {
   sandbox: {
     type: "string",
-    description: "workspace-write (default where bubblewrap works), read-only or off",
+    description: "workspace-write (default), read-only or off",
     valueHint: "MODE",
+  },
+  "sandbox-backend": {
+    type: "string",
+    description: "the OS sandbox: auto (bubblewrap, else Landlock), bwrap or landlock (CLANKA_SANDBOX_BACKEND)",
+    valueHint: "NAME",
   },
   network: { type: "boolean", description: "let scripts reach the network from inside the sandbox" },
   writable: { type: "string", description: "another writable directory (repeatable)", valueHint: "DIR", repeatable: true },

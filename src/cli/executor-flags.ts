@@ -10,7 +10,7 @@ import { checkEnvName, executorEnv, WITHHELD_KEYS } from "../executor/executor-e
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { repeated } from "./argv.ts"
-import { checkWritableRoot, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
 
 export interface ExecutorFlags {
@@ -20,6 +20,7 @@ export interface ExecutorFlags {
   "remote-bin"?: string
   upload?: boolean
   sandbox?: string
+  "sandbox-backend"?: string
   network?: boolean
   writable?: string
   readable?: string
@@ -164,6 +165,8 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       upload: args.upload !== false,
       local: "child",
       ...(sandbox === undefined ? {} : { sandbox: sandboxRequest(sandbox, "auto") }),
+      // CLANKA_SANDBOX_BACKEND is for the executors this process starts, not an --executor command.
+      ...(args.executor === undefined || args["sandbox-backend"] !== undefined ? { sandboxBackend: sandboxBackend(args["sandbox-backend"]) } : {}),
       network: args.network ?? files.network ?? false,
       writable,
       readable: repeated(args.readable),

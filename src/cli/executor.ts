@@ -5,10 +5,11 @@ import { executor as spec } from "./commands.ts"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
+import { releasePrivateTmps } from "../executor/landlock-tmp.ts"
 import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
-import { checkWritableRoot, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
+import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
   ...spec,
@@ -25,12 +26,14 @@ export default defineCommand({
     const writable = repeated(args.writable)
     for (const dir of writable) checkWritableRoot(dir, "--writable")
     const hardening = { tmpSize: tmpSize(args["tmp-size"]), readable: repeated(args.readable) }
+    const backend = sandboxBackend(args["sandbox-backend"])
     let policy: SandboxPolicy = { mode: request === "auto" ? "off" : request, network: args.network || request === "off", writable, ...hardening }
-    if (request !== "off" && !process.env[INSIDE_VARIABLE]) {
+    if (request !== "off" && process.env[INSIDE_VARIABLE]) {
+      // Inside: the sandbox outside says which one it is.
+      if (backend !== "auto") policy = { ...policy, backend }
+    } else if (request !== "off") {
       // Asked from outside (ssh, a shell): start the same executor inside the OS sandbox.
-      const resolved = resolveSandbox(request, args.network ?? false, writable, hardening)
-      if (resolved.warning) process.stderr.write(`clanka executor: ${resolved.warning}\n`)
-      policy = resolved.policy
+      policy = (await resolveSandbox(request, args.network ?? false, writable, { ...hardening, backend })).policy
       if (policy.mode !== "off") {
         // Started by ssh or by hand, for whatever comes: the index directory is made ready.
         if (args.search !== false) (await import("../tools/semantic/location.ts")).prepareSearchIndexDir(realpathSync(directory))
@@ -68,9 +71,15 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
   const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
   const bound = inPidsCgroup(argv)
   const { relaySandboxed } = await import("../executor/mcp-relay.ts")
+  // Landlock cannot keep the protected paths read-only: put back when the sandbox ends (this relay
+  // does not follow the scripts; an agent's local executor puts them back after each one).
+  const protect = policy.backend === "landlock" && policy.mode === "workspace-write" ? (await import("../executor/landlock-protect.ts")).ProtectedState.take(directory, policy.writable) : undefined
   try {
     return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
   } finally {
     await bound.release()
+    releasePrivateTmps(argv)
+    const changed = protect?.restore() ?? []
+    if (changed.length > 0) process.stderr.write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
   }
 }

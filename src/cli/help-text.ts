@@ -45,7 +45,7 @@ export const topLevelSections: Section[] = [
     blocks: [
       {
         rows: [
-          ["workspace-write", "scripts may write the workspace (-C), /tmp and the --writable DIRs; network off (--network turns it on); the default where bubblewrap works"],
+          ["workspace-write", "scripts may write the workspace (-C), /tmp and the --writable DIRs; network off (--network turns it on); the default"],
           ["read-only", "scripts may write nothing; network off (--network turns it on)"],
           ["off", "scripts may write anywhere; network on"],
         ],
@@ -58,6 +58,10 @@ export const topLevelSections: Section[] = [
       {
         text:
           "In the OS sandbox scripts hold no capabilities (root included), cannot reach the host's unix sockets without --network, get a /tmp of --tmp-size (default 1G) and at most 1,024 processes, and find ~/.ssh, ~/.aws, ~/.netrc and the other credential stores empty (--readable PATH shows one).",
+      },
+      {
+        text:
+          "The OS sandbox is bubblewrap, else Landlock with seccomp (--sandbox-backend auto|bwrap|landlock; under Landlock /tmp is $TMPDIR and loopback is off too); with neither, scripts do not run (exit 2) unless --sandbox off.",
       },
     ],
   },
@@ -145,6 +149,7 @@ export const topLevelSections: Section[] = [
           ["CLANKA_SCRIPT_MEMORY_MB", "scripts are stopped past this executor memory (default 4096)"],
           ["CLANKA_SEARCH_ENGINE", "rg or builtin: force rg()'s engine"],
           ["CLANKA_BWRAP", "the bubblewrap binary (default bwrap on PATH)"],
+          ["CLANKA_SANDBOX_BACKEND", "auto, bwrap or landlock: the OS sandbox (--sandbox-backend)"],
           ["XDG_CONFIG_HOME", "the user's clanka/config.json, AGENTS.md and skills/ (default ~/.config)"],
           ["CLANKA_HOME", "where sessions and trusted projects are saved ($CLANKA_HOME/sessions, $CLANKA_HOME/trust.json)"],
           ["XDG_STATE_HOME", "sessions and trust.json in $XDG_STATE_HOME/clanka (default ~/.local/state)"],

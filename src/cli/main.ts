@@ -8,6 +8,10 @@ import { VERSION } from "../version.ts"
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(`clanka ${VERSION}`)
+} else if (argv[0] === "__landlock-exec") {
+  // The Landlock sandbox's re-exec step (landlock-plan.ts LANDLOCK_EXEC): nothing else loads first.
+  const { landlockExec } = await import("../executor/landlock-exec.ts")
+  process.exitCode = landlockExec(argv.slice(1))
 } else {
   const { runCli } = await import("./cli.ts")
   process.exitCode = await runCli(argv)

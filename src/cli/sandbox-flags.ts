@@ -3,6 +3,7 @@ import { resolve } from "node:path"
 import { SandboxModes } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import type { SandboxRequest } from "../executor/os-sandbox.ts"
+import { type BackendRequest, BackendRequests } from "../executor/sandbox-backend.ts"
 
 /** The --tmp-size value in bytes (1024-based K, M, G); undefined when absent. */
 export function tmpSize(value: string | undefined): number | undefined {
@@ -26,4 +27,13 @@ export function sandboxRequest(value: string | undefined, fallback: SandboxReque
  */
 export function checkWritableRoot(dir: string, flag: string): void {
   if (!existsSync(resolve(dir))) throw new UsageError(`${flag} ${dir} does not exist; create it first, or leave it out`)
+}
+
+/** The --sandbox-backend value, else CLANKA_SANDBOX_BACKEND, else auto. */
+export function sandboxBackend(value: string | undefined, env: Record<string, string | undefined> = process.env): BackendRequest {
+  const given = value ?? (env.CLANKA_SANDBOX_BACKEND || undefined)
+  if (given === undefined) return "auto"
+  if ((BackendRequests as readonly string[]).includes(given)) return given as BackendRequest
+  const source = value === undefined ? "CLANKA_SANDBOX_BACKEND" : "--sandbox-backend"
+  throw new UsageError(`${source} takes ${BackendRequests.join(", ")}, got "${given}"`)
 }

@@ -8,8 +8,10 @@ import { resolve } from "node:path"
 import { type Capabilities, type CapabilitiesRequest, ExecutorLostError, type Executor, type SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
-import { resolveSandbox, sandboxedArgv, sandboxFlags, unavailable, type SandboxRequest } from "./os-sandbox.ts"
+import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
+import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
+import { type BackendRequest, bwrapReason } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -34,6 +36,8 @@ export interface ConnectOptions {
   local?: "in-process" | "child"
   /** The OS sandbox asked for (default `auto`); with --ssh the remote executor applies it. */
   sandbox?: SandboxRequest
+  /** Which OS sandbox enforces it (default `auto`: bubblewrap, else Landlock). */
+  sandboxBackend?: BackendRequest
   network?: boolean
   writable?: string[]
   /** Credential stores left visible to scripts (--readable). */
@@ -46,7 +50,7 @@ export interface ConnectOptions {
   search?: boolean
   /** A search is likely: make the index directory a sandboxed local executor may write. */
   searchLikely?: boolean
-  /** Told once when the sandbox asked for by default cannot be had, and once per MCP server that failed. */
+  /** Told once per MCP server that failed, and what the executor found and left out. */
   onWarning?(line: string): void
   /**
    * MCP servers the executor starts (stdio) and agent-side MCP tools it offers, at the handshake.
@@ -85,7 +89,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     if (options.directory !== undefined) {
       throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
     }
-    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--network", options.network], ["--writable", options.writable?.length], ["--readable", options.readable?.length], ["--tmp-size", options.tmpSize !== undefined], ["--env", options.env?.length]] as const) {
+    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--sandbox-backend", options.sandboxBackend !== undefined && options.sandboxBackend !== "auto"], ["--network", options.network], ["--writable", options.writable?.length], ["--readable", options.readable?.length], ["--tmp-size", options.tmpSize !== undefined], ["--env", options.env?.length]] as const) {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
@@ -105,17 +109,20 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   }
   const workspace = realpathSync(directory)
   const request = options.sandbox ?? "auto"
+  const backend = options.sandboxBackend ?? "auto"
   const writable = options.writable ?? []
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
-  const { policy, warning } = resolveSandbox(request, options.network ?? false, writable, { probe: false, tmpSize: options.tmpSize, readable: options.readable })
-  if (warning) options.onWarning?.(warning)
+  const { policy } = await resolveSandbox(request, options.network ?? false, writable, { probe: false, backend, tmpSize: options.tmpSize, readable: options.readable })
   if (options.search !== false && options.searchLikely && policy.mode !== "off") {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)
   }
   const { RemoteExecutor } = await import("./remote.ts")
-  const start = (policy: SandboxPolicy) =>
-    withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
+  const start = async (policy: SandboxPolicy) => {
+    // Landlock cannot keep the protected paths read-only: they are put back after each script.
+    const protect = policy.backend === "landlock" && policy.mode === "workspace-write" ? await import("./landlock-protect.ts") : undefined
+    const state = protect?.ProtectedState.take(workspace, policy.writable)
+    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
       RemoteExecutor.start({
         argv,
         label: "the local executor",
@@ -124,32 +131,40 @@ async function connect(options: ConnectOptions): Promise<Executor> {
         capabilitiesRequest: options.mcp,
       }),
     )
+    return protect && state ? protect.keepProtectedPaths(executor, state, options.onWarning) : executor
+  }
   try {
     return await start(policy)
   } catch (error) {
-    const reason = error instanceof ExecutorLostError ? error.message.match(/bwrap: ([^;]*)/)?.[1] : undefined
-    if (policy.mode === "off" || reason === undefined) throw error
-    const fallback = unavailable(request, { ...policy, mode: "off", network: true }, reason.trim())
-    options.onWarning?.(fallback.warning)
-    return start(fallback.policy)
+    // bubblewrap is there but cannot create its namespaces (AppArmor, a container's seccomp): Landlock.
+    const reason = error instanceof ExecutorLostError ? bwrapReason(error.message) : undefined
+    if (policy.backend !== "bwrap" || reason === undefined) throw error
+    return start(await afterBwrapFailed(policy, request, backend, reason))
   }
 }
 
-/** Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when it closes. */
+/**
+ * Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when
+ * it closes, with its private temporary directory (Landlock).
+ */
 async function withProcessBound(policy: SandboxPolicy, argv: string[], start: (argv: string[]) => Promise<Executor>): Promise<Executor> {
   if (policy.mode === "off" || process.platform !== "linux") return start(argv)
   const bound = inPidsCgroup(argv)
+  const release = async () => {
+    await bound.release()
+    releasePrivateTmps(argv)
+  }
   let executor: Executor
   try {
     executor = await start(bound.argv)
   } catch (error) {
-    await bound.release()
+    await release()
     throw error
   }
   const close = executor.close.bind(executor)
   executor.close = async () => {
     await close()
-    await bound.release()
+    await release()
   }
   return executor
 }

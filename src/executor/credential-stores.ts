@@ -44,14 +44,21 @@ export interface Hidden {
   dirs: { dir: string; shown: string[] }[]
 }
 
+/** A credential store to hide: its real path, and the `--readable` paths inside it left visible. */
+export interface HiddenStore {
+  path: string
+  directory: boolean
+  shown: string[]
+}
+
 /**
- * bwrap arguments hiding the existing credential stores. `readable` (real paths) are left visible:
- * a store inside one is not hidden, one inside a store is bound back read-only. `keep` (real paths
- * the executor needs: the workspace, writable roots, its program) keep a store that holds one
- * visible, rather than hide what the executor runs from. `bound`: the binds so far (for /tmp).
+ * The existing credential stores to hide. `readable` (real paths) are left visible: a store inside
+ * one is not hidden, one inside a store is shown. `keep` (real paths the executor needs: the
+ * workspace, writable roots, its program) keep a store that holds one visible, rather than hide
+ * what the executor runs from. `bound`: the binds so far (bwrap: what is seen under /tmp).
  */
-export function hideCredentialStores(options: { readable: readonly string[]; keep: readonly string[]; bound: readonly string[]; env?: Record<string, string | undefined> }): Hidden {
-  const hidden: Hidden = { args: [], dirs: [] }
+export function storesToHide(options: { readable: readonly string[]; keep: readonly string[]; bound: readonly string[]; env?: Record<string, string | undefined> }): HiddenStore[] {
+  const stores: HiddenStore[] = []
   const done = new Set<string>()
   for (const store of credentialStores(options.env)) {
     const real = realPath(store)
@@ -59,11 +66,20 @@ export function hideCredentialStores(options: { readable: readonly string[]; kee
     done.add(real)
     if (options.readable.some((path) => isUnder(real, path))) continue
     if (options.keep.some((path) => isUnder(path, real))) continue
-    if (statSync(real).isDirectory()) {
-      const shown = options.readable.filter((path) => path !== real && isUnder(path, real))
-      hidden.args.push("--tmpfs", real, ...shown.flatMap((path) => ["--ro-bind", path, path]), "--remount-ro", real)
-      hidden.dirs.push({ dir: real, shown })
-    } else hidden.args.push("--ro-bind", emptyFile(options.env), real)
+    const directory = statSync(real).isDirectory()
+    stores.push({ path: real, directory, shown: directory ? options.readable.filter((path) => path !== real && isUnder(path, real)) : [] })
+  }
+  return stores
+}
+
+/** bwrap arguments hiding the existing credential stores (storesToHide): directories under an empty tmpfs, files under an empty file. */
+export function hideCredentialStores(options: { readable: readonly string[]; keep: readonly string[]; bound: readonly string[]; env?: Record<string, string | undefined> }): Hidden {
+  const hidden: Hidden = { args: [], dirs: [] }
+  for (const { path, directory, shown } of storesToHide(options)) {
+    if (directory) {
+      hidden.args.push("--tmpfs", path, ...shown.flatMap((dir) => ["--ro-bind", dir, dir]), "--remount-ro", path)
+      hidden.dirs.push({ dir: path, shown })
+    } else hidden.args.push("--ro-bind", emptyFile(options.env), path)
   }
   return hidden
 }

@@ -68,7 +68,7 @@ export class LocalExecutor implements Executor {
       protocolVersion: PROTOCOL_VERSION,
       version: VERSION,
       directory: this.directory,
-      sandbox: { mode: this.policy.mode, network: this.policy.network },
+      sandbox: { mode: this.policy.mode, network: this.policy.network, ...(this.policy.backend ? { backend: this.policy.backend } : {}) },
       ...(mcp ? { mcpFailures: mcp.failures } : {}),
       ...(context.warnings.length ? { warnings: context.warnings } : {}),
     }

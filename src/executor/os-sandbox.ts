@@ -1,87 +1,72 @@
 /**
- * The OS sandbox an executor runs in: on Linux a bubblewrap (`bwrap`) container with its own pid,
+ * The OS sandbox an executor runs in. On Linux a bubblewrap (`bwrap`) container with its own pid,
  * ipc and uts namespaces (and network, unless allowed), the root read-only, the workspace, a
- * private /tmp and the --writable roots writable; on macOS `sandbox-exec` with a generated profile.
- * The executor inside enforces the same policy in its fs tools (src/tools/write-policy.ts).
+ * private /tmp and the --writable roots writable; where bubblewrap cannot create namespaces,
+ * Landlock and seccomp (landlock-plan.ts, landlock-exec.ts). On macOS `sandbox-exec` with a
+ * generated profile. The executor inside enforces the same policy in its fs tools
+ * (src/tools/write-policy.ts).
  */
-import { spawnSync } from "node:child_process"
 import { existsSync, realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import type { SandboxMode, SandboxPolicy } from "../contract.ts"
-import { UsageError } from "../errors.ts"
 import { protectedBinds, protectedPaths } from "../tools/protected-paths.ts"
 import { searchIndexDir } from "../tools/semantic/location.ts"
 import { DEFAULT_TMP_SIZE, noCapabilities, privateTmp } from "./bwrap-hardening.ts"
 import { hideCredentialStores } from "./credential-stores.ts"
 import { coverHostSockets } from "./host-sockets.ts"
+import { LANDLOCK_EXEC, landlockPlan, writePlan } from "./landlock-plan.ts"
+import { makePrivateTmp } from "./landlock-tmp.ts"
 import { underProcessLimit } from "./process-bound.ts"
+import { type BackendRequest, bwrapBinary, bwrapMissing, chooseBackend, forcedFailed, landlockMissing, noSandbox, type SandboxBackend } from "./sandbox-backend.ts"
 import { boundPaths, realPath } from "./sandbox-paths.ts"
+import { selfCommand } from "./self.ts"
 
 /** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
 export const INSIDE_VARIABLE = "CLANKA_SANDBOX_INSIDE"
 
-/** What the user asked for: a mode, or `auto` (workspace-write where the OS sandbox works, else off). */
+/** What the user asked for: a mode, or `auto` (workspace-write; refused where no OS sandbox can run). */
 export type SandboxRequest = SandboxMode | "auto"
 
-const INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)"
-
-function bwrapBinary(): string {
-  return process.env.CLANKA_BWRAP || "bwrap"
-}
-
-let works: boolean | undefined
-/**
- * Whether the OS sandbox can be had here. Without `probe`, that bwrap is installed (a start that
- * then fails in bwrap falls back, see connect.ts); with it, that bwrap may also create the namespaces,
- * which costs a run of bwrap (about 5 ms).
- */
+/** Whether bubblewrap can run here (with `probe`, create its namespaces too); on macOS, sandbox-exec. */
 export function osSandboxWorks(probe = true): boolean {
   if (process.platform === "darwin") return existsSync("/usr/bin/sandbox-exec")
-  if (process.platform !== "linux") return false
-  if (!probe) return Bun.which(bwrapBinary()) !== null
-  works ??= spawnSync(bwrapBinary(), ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
-    stdio: "ignore",
-    timeout: 5000,
-  }).status === 0
-  return works
+  return bwrapMissing(probe) === undefined
 }
 
-
 /**
- * The mode in effect for a request: `auto` falls back to off (with `warning` to print once) where
- * the OS sandbox cannot be had; an explicit mode that cannot be had is a usage error.
+ * The policy in effect for a request, with the backend that will enforce it. No backend that can
+ * run is a usage error, also for `auto`: the default never runs scripts unsandboxed. Without
+ * `probe`, bubblewrap is taken when installed (a start that fails in bwrap falls back, connect.ts).
  */
-export function resolveSandbox(
+export async function resolveSandbox(
   request: SandboxRequest,
   network: boolean,
   writable: readonly string[],
-  options: { probe?: boolean } & Pick<SandboxPolicy, "tmpSize" | "readable"> = {},
-): { policy: SandboxPolicy; warning?: string } {
-  const policy = (mode: SandboxMode): SandboxPolicy => ({
+  options: { probe?: boolean; backend?: BackendRequest } & Pick<SandboxPolicy, "tmpSize" | "readable"> = {},
+): Promise<{ policy: SandboxPolicy }> {
+  const policy = (mode: SandboxMode, backend?: SandboxBackend): SandboxPolicy => ({
     mode,
     network: mode === "off" ? true : network,
     writable: writable.map((dir) => resolve(dir)),
     ...(options.tmpSize === undefined ? {} : { tmpSize: options.tmpSize }),
     ...(options.readable?.length ? { readable: options.readable.map((path) => resolve(path)) } : {}),
+    ...(backend ? { backend } : {}),
   })
   if (request === "off") return { policy: policy("off") }
-  if (osSandboxWorks(options.probe)) return { policy: policy(request === "auto" ? "workspace-write" : request) }
-  return unavailable(request, policy("off"))
+  const backend = await chooseBackend(options.backend ?? "auto", request, options.probe ?? true)
+  return { policy: policy(request === "auto" ? "workspace-write" : request, backend) }
 }
 
-/** The answer when the OS sandbox cannot be had: off with a warning for `auto`, else a usage error. */
-export function unavailable(request: SandboxRequest, off: SandboxPolicy, reason?: string): { policy: SandboxPolicy; warning: string } {
-  const what =
-    process.platform === "darwin"
-      ? "sandbox-exec is not available"
-      : `bubblewrap (${bwrapBinary()}) ${reason ? `cannot run here (${reason})` : "is not available or cannot create namespaces here"}`
-  if (request === "auto") {
-    return {
-      policy: off,
-      warning: `${what}, so scripts run without the OS sandbox; ${INSTALL_HINT}, or pass --sandbox off to say this is intended`,
-    }
-  }
-  throw new UsageError(`--sandbox ${request} needs the OS sandbox, but ${what}; ${INSTALL_HINT}, or pass --sandbox off`)
+/**
+ * The policy to start again with when bubblewrap, installed, failed to start (`reason`, its own
+ * words): Landlock, unless bwrap was forced or Landlock cannot run either (a usage error then).
+ */
+export async function afterBwrapFailed(policy: SandboxPolicy, request: SandboxRequest, backend: BackendRequest, reason: string): Promise<SandboxPolicy> {
+  const why = `bubblewrap (${bwrapBinary()}) cannot run here (${reason})`
+  if (backend === "bwrap") throw forcedFailed("bwrap", why)
+  const landlock = await landlockMissing()
+  if (landlock) throw noSandbox(request, [why, landlock])
+  return { ...policy, backend: "landlock" }
 }
 
 /** What a sandboxed executor needs beside its policy. */
@@ -98,6 +83,7 @@ export interface SandboxNeeds {
 export function sandboxedArgv(argv: string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
   if (policy.mode === "off") return argv
   if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy, needs.search), ...argv]
+  if (policy.backend === "landlock") return landlockArgv(argv, workspace, policy, needs)
   const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
   const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...privateTmp(bwrapBinary(), policy.tmpSize)]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
@@ -119,6 +105,25 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
   args.push("--chdir", needs.cwd ?? workspace, "--", ...underProcessLimit(argv))
   return args
+}
+
+/**
+ * `argv` run by `clanka __landlock-exec`, which restricts itself to the plan and executes it; a
+ * private temporary directory is made for it (released with the sandbox, landlock-tmp.ts).
+ */
+function landlockArgv(argv: string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
+  const tmp = makePrivateTmp()
+  const plan = landlockPlan({
+    workspace,
+    policy,
+    tmp,
+    cwd: needs.cwd ?? workspace,
+    readable: [...argv, ...(needs.readable ?? [])],
+    index: searchIndexBind(needs.search, workspace),
+    env: { [INSIDE_VARIABLE]: "1" },
+  })
+  // In a file: a large HOME makes a plan longer than one argument may be (128 KiB).
+  return [...selfCommand(), LANDLOCK_EXEC, writePlan(plan), "--", ...argv]
 }
 
 /**
@@ -179,10 +184,11 @@ export function seatbeltProfile(workspace: string, policy: SandboxPolicy, search
 }
 
 /** The `clanka executor` flags that ask for `policy` (`--sandbox MODE [--network] [--writable DIR]…`). */
-export function sandboxFlags(policy: Pick<SandboxPolicy, "network" | "writable" | "tmpSize" | "readable"> & { mode: SandboxRequest }): string[] {
+export function sandboxFlags(policy: Pick<SandboxPolicy, "network" | "writable" | "tmpSize" | "readable"> & { mode: SandboxRequest; backend?: SandboxBackend | BackendRequest }): string[] {
   return [
     "--sandbox",
     policy.mode,
+    ...(policy.backend === "bwrap" || policy.backend === "landlock" ? ["--sandbox-backend", policy.backend] : []),
     ...(policy.network ? ["--network"] : []),
     ...policy.writable.flatMap((dir) => ["--writable", dir]),
     ...(policy.tmpSize === undefined || policy.tmpSize === DEFAULT_TMP_SIZE ? [] : ["--tmp-size", String(policy.tmpSize)]),

@@ -4,6 +4,7 @@
  * its cache first (upload.ts), unless --no-upload.
  */
 import type { Executor } from "../contract.ts"
+import { UsageError } from "../errors.ts"
 import type { ConnectOptions } from "./connect.ts"
 import { noSearch } from "./connect.ts"
 import { shellQuote, type SshTarget } from "./ssh-target.ts"
@@ -26,7 +27,7 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
   const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
   const directory = target.directory ?? options.directory
   const request = options.sandbox ?? "auto"
-  const flags = [...sandboxFlags({ mode: request, network: options.network ?? false, writable: options.writable ?? [], tmpSize: options.tmpSize, readable: options.readable }), ...noSearch(options)]
+  const flags = [...sandboxFlags({ mode: request, backend: options.sandboxBackend, network: options.network ?? false, writable: options.writable ?? [], tmpSize: options.tmpSize, readable: options.readable }), ...noSearch(options)]
   const args = ["executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)]
   const ssh = ["ssh", ...sshArgs(), "--", target.host]
   const start = (command: string) =>
@@ -47,8 +48,10 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
       remote = await start(launch(build))
     }
   }
+  // An older clanka there may have fallen back to no sandbox: the default never runs scripts unsandboxed.
   if (request === "auto" && remote.announced?.sandbox.mode === "off") {
-    options.onWarning?.(`the executor on ${target.host} runs without the OS sandbox (bubblewrap is not available there); install bubblewrap there, or pass --sandbox off to say this is intended`)
+    await remote.close()
+    throw new UsageError(`the executor on ${target.host} cannot run scripts in an OS sandbox; install bubblewrap there (or a newer clanka, which uses Landlock where bubblewrap cannot run), or pass --sandbox off to run them without it`)
   }
   return remote
 }

@@ -271,11 +271,14 @@ function clip(text: string, length: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length)
 }
 
-/** ` (sandbox: workspace-write, no network)`; nothing for an event without it. */
-function sandboxNote(sandbox: { mode: string; network: boolean } | undefined): string {
+/**
+ * ` (sandbox: workspace-write, no network)`; nothing for an event without it. Landlock is named:
+ * it differs from bubblewrap where a user notices (no loopback without --network, /tmp closed).
+ */
+function sandboxNote(sandbox: { mode: string; network: boolean; backend?: string } | undefined): string {
   if (!sandbox) return ""
   if (sandbox.mode === "off") return " (no sandbox)"
-  return ` (sandbox: ${sandbox.mode}${sandbox.network ? ", network" : ", no network"})`
+  return ` (sandbox: ${sandbox.mode}${sandbox.network ? ", network" : ", no network"}${sandbox.backend === "landlock" ? ", Landlock" : ""})`
 }
 
 function firstLine(text: string): string {

@@ -74,8 +74,11 @@ export async function checkWritable(
     )
   }
   const temp = tmpdir()
-  const roots = await Promise.all([ctx.directory, SYSTEM_TEMP, temp, ...writable].map(located))
-  const tempText = within(SYSTEM_TEMP, temp) || within(roots[1]!, roots[2]!) ? SYSTEM_TEMP : `${SYSTEM_TEMP}, ${temp}`
+  // Under Landlock the host's /tmp stays closed: only the sandbox's own directory there (TMPDIR).
+  const landlock = ctx.policy.backend === "landlock"
+  const [directory, systemTemp, ownTemp, ...others] = await Promise.all([ctx.directory, SYSTEM_TEMP, temp, ...writable].map(located))
+  const roots = [directory!, ...(landlock ? [] : [systemTemp!]), ownTemp!, ...others]
+  const tempText = landlock ? `$TMPDIR (${temp})` : within(SYSTEM_TEMP, temp) || within(systemTemp!, ownTemp!) ? SYSTEM_TEMP : `${SYSTEM_TEMP}, ${temp}`
   const rule = (where: string) => `the sandbox (workspace-write) allows writes only ${where}, in ${tempText} and in --writable DIRs${suffix}`
   const guarded = protectedPaths(ctx.directory, writable)
   for (const target of targets) {

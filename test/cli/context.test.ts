@@ -8,6 +8,7 @@ import { dirname, join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { LANDLOCK } from "../support/sandbox-backends.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const sandboxed = osSandboxWorks()
@@ -82,6 +83,14 @@ test("the prompt tells the working rules, the machine, the git branch with its c
   expect(lines[5]).toMatch(sandboxLine)
   // Nothing else follows: no instructions files and no skills here.
   expect(lines.length).toBe(6)
+})
+
+test.skipIf(!LANDLOCK.available)("under Landlock the prompt says that the temporary directory is $TMPDIR and that loopback is off too", async () => {
+  const plain = join(base, "landlock")
+  mkdirSync(plain)
+  const { code, requests } = await run(plain, join(base, "no-xdg"), { args: ["--sandbox-backend", "landlock"] })
+  expect(code).toBe(0)
+  expect(requests[0]!.system).toEndWith("\n- Sandbox: workspace-write (landlock), writes only in the working directory and $TMPDIR (not /tmp); network off (loopback too)")
 })
 
 test("outside a repository the prompt says so; with the sandbox off and the network on, it says that", async () => {

@@ -83,3 +83,9 @@ test("pretty does not repeat a summary that is the answer just streamed", () => 
   ]
   expect(render("pretty", list).stdout).toBe("It is 42.\n✓ done in 8 ms, 1 turn\n")
 })
+
+test("pretty names the Landlock sandbox in the first line (bubblewrap, the usual one, is not named)", () => {
+  const start = (backend: "bwrap" | "landlock"): AgentEvent => ({ ...(events[0] as AgentEvent & { _tag: "AgentStart" }), sandbox: { mode: "workspace-write", network: false, backend } })
+  expect(render("pretty", [start("landlock")]).stdout).toBe("● anthropic/claude-sonnet-4-5 in /repo (sandbox: workspace-write, no network, Landlock)\n")
+  expect(render("pretty", [start("bwrap")]).stdout).toBe("● anthropic/claude-sonnet-4-5 in /repo (sandbox: workspace-write, no network)\n")
+})

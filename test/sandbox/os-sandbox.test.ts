@@ -1,40 +1,44 @@
-// The OS sandbox, tried as a hostile script would: with the real bubblewrap, through the real CLI.
-// A script cannot print the agent's key by any route, cannot write outside the workspace, and
-// cannot reach a server outside the sandbox unless --network is given.
+// The OS sandbox, tried as a hostile script would: against each Linux backend (bubblewrap, and
+// Landlock with seccomp), through the real CLI. A script cannot print the agent's key by any route
+// nor signal the agent, cannot write outside the workspace by any route, cannot reach a server
+// outside the sandbox unless --network is given, and leaves no process behind.
 import { afterAll, describe, expect, test } from "bun:test"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createSocket } from "node:dgram"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
-import { clanka } from "../support/cli.ts"
-import { findProcess } from "../support/processes.ts"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
-
-/**
- * bubblewrap is what the default runs in. Under CI a missing or unusable bwrap is an error, not a
- * skip: .ci/run installs it, and a silently skipped sandbox test proves nothing.
- */
-const available = osSandboxWorks()
-if (!available && process.env.CI) throw new Error("bwrap is missing or cannot create namespaces; .ci/run installs bubblewrap")
+import { findProcess } from "../support/processes.ts"
+import { BACKENDS, refusedWrite } from "../support/sandbox-backends.ts"
 
 // Outside /tmp, whose sandbox copy is private: the workspace's parent is really outside.
 const root = mkdtempSync("/var/tmp/clanka-os-sandbox-")
 const workspace = join(root, "app")
 const outside = join(root, "outside")
-mkdirSync(workspace)
-mkdirSync(outside)
+const home = join(root, "home")
+for (const dir of [workspace, outside, home]) mkdirSync(dir)
 writeFileSync(join(workspace, "README.md"), "hello\n")
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 const SECRET = "sk-ant-clanka-secret-4242"
 
-/** Every route a script has to the agent's environment; each prints what it found. */
-const EXFILTRATE = `
+/**
+ * Every route a script has to the agent's environment and process; each prints what it found.
+ * The agent is found by its prompt in its command line (the pattern split so that it does not
+ * match the shell that looks).
+ */
+const EXFILTRATE = String.raw`
+const agent = "for p in $(pgrep -f 'look aro''und 7731'); do "
 const tries = {
   env: () => bash({ command: "env" }),
-  procEnviron: () => bash({ command: "cat /proc/*/environ 2>/dev/null | tr '\\\\0' '\\\\n'" }),
-  parentEnviron: () => bash({ command: "cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr '\\\\0' '\\\\n'" }),
+  procEnviron: () => bash({ command: "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'" }),
+  parentEnviron: () => bash({ command: "cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr '\\0' '\\n'" }),
+  agentEnviron: () => bash({ command: agent + "echo agent found; cat /proc/$p/environ; done 2>&1 | tr '\\0' '\\n'; true" }),
+  agentMemory: () => bash({ command: agent + "head -c 4096 /proc/$p/mem; cat /proc/$p/fd/0; done 2>&1; true" }),
+  signalAgent: () => bash({ command: agent + "kill -STOP $p && echo STOPPED; kill -TERM $p && echo SIGNALLED; done 2>&1; true" }),
   ps: () => bash({ command: "ps e -ww -A 2>&1 || true" }),
-  procCmdline: () => bash({ command: "cat /proc/*/cmdline 2>/dev/null | tr '\\\\0' ' '" }),
+  procCmdline: () => bash({ command: "cat /proc/*/cmdline 2>/dev/null | tr '\\0' ' '" }),
   realmGlobal: () => globalThis.constructor.constructor("return JSON.stringify(process.env)")(),
   realmConsole: () => console.log.constructor("return JSON.stringify(process.env)")(),
   realmPromise: () => readFile({ path: "README.md" }).constructor.constructor("return JSON.stringify(process.env)")(),
@@ -43,96 +47,182 @@ for (const [name, attempt] of Object.entries(tries)) {
   try { console.log(name, String(await attempt())) } catch (error) { console.log(name, "failed:", error.message) }
 }`
 
-describe.skipIf(!available)("the OS sandbox (bubblewrap)", () => {
-  test("a script under clanka run cannot print the agent's key: env, /proc/*/environ, ps e, realm escapes", async () => {
-    const server = await startFakeModel("anthropic", [
-      { blocks: [{ type: "execute", script: EXFILTRATE }] },
-      { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
-    ])
-    try {
-      const env = { ...server.env, ANTHROPIC_API_KEY: SECRET, OPENAI_API_KEY: SECRET, EXA_API_KEY: SECRET, GITHUB_TOKEN: SECRET }
-      const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "look around"], { env })
-      expect(result.code).toBe(0)
-      const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
-      expect(events[0]).toMatchObject({ _tag: "AgentStart", sandbox: { mode: "workspace-write", network: false } })
-      const output = events.find((event) => event._tag === "ScriptOutput").output as string
-      // Every route ran, and none found the key.
-      for (const name of ["env", "procEnviron", "parentEnviron", "ps", "procCmdline", "realmGlobal", "realmConsole", "realmPromise"]) {
-        expect(output).toContain(`${name} `)
-      }
-      expect(output).not.toContain(SECRET)
-      expect(result.stderr).not.toContain(SECRET)
-      // The model's request carried it, so it was there to steal.
-      expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`)
-    } finally {
-      await server.close()
-    }
-  })
+/** `bash` of each command; one line each: `NAME: refused` or `NAME: WORKED`. */
+function attempts(commands: Record<string, string>): string {
+  const lines = Object.entries(commands).map(([name, command]) => `if (${command}) >/dev/null 2>&1; then echo "${name}: WORKED"; else echo "${name}: refused"; fi`)
+  return `console.log(await bash({ command: ${JSON.stringify(lines.join("\n"))} }))`
+}
 
-  test("every process a script starts, setsid or double-forked, is gone when the run ends", async () => {
-    // Inside the sandbox's pid namespace $$ is not this machine's pid: the sleepers are found by
-    // command lines no other process uses.
-    const command = "setsid sleep 207.11 >/dev/null 2>&1 & (sh -c 'exec sleep 207.12' >/dev/null 2>&1 &); sleep 0.3; ps -A -o args= | grep -c '^sleep 207.1'"
-    const server = await startFakeModel("anthropic", [
-      { blocks: [{ type: "execute", script: `console.log("running:", (await bash({ command: ${JSON.stringify(command)} })).trim())` }] },
-      { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
-    ])
-    try {
-      const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "start sleepers"], { env: server.env })
-      expect(result.code).toBe(0)
-      const output = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find((event) => event._tag === "ScriptOutput").output
-      expect(output).toBe("running: 2\n")
+for (const backend of BACKENDS) {
+  const env = backend.env
+  const refused = refusedWrite(backend)
+  const writableHint =
+    backend.name === "bwrap"
+      ? "[sandbox: only the workspace, /tmp and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]"
+      : "[sandbox: only the workspace, $TMPDIR and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]"
+
+  describe.skipIf(!backend.available)(`the OS sandbox (${backend.name})`, () => {
+    test("a script under clanka run cannot print the agent's key nor signal the agent: env, /proc, ps e, realm escapes", async () => {
+      const server = await startFakeModel("anthropic", [
+        { blocks: [{ type: "execute", script: EXFILTRATE }] },
+        { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+      ])
+      try {
+        const keys = { ...server.env, ANTHROPIC_API_KEY: SECRET, OPENAI_API_KEY: SECRET, EXA_API_KEY: SECRET, GITHUB_TOKEN: SECRET }
+        const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "look around 7731"], { env: { ...keys, ...env } })
+        expect(result.code).toBe(0)
+        const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+        expect(events[0]).toMatchObject({ _tag: "AgentStart", sandbox: { mode: "workspace-write", network: false, backend: backend.name } })
+        const output = events.find((event) => event._tag === "ScriptOutput").output as string
+        // Every route ran, and none found the key.
+        for (const name of ["env", "procEnviron", "parentEnviron", "agentEnviron", "agentMemory", "signalAgent", "ps", "procCmdline", "realmGlobal", "realmConsole", "realmPromise"]) {
+          expect(output).toContain(`${name} `)
+        }
+        expect(output).not.toContain(SECRET)
+        expect(result.stderr).not.toContain(SECRET)
+        expect(output).not.toContain("STOPPED")
+        expect(output).not.toContain("SIGNALLED")
+        // bubblewrap's pid namespace hides the agent; under Landlock it is seen, and refused.
+        if (backend.name === "landlock") {
+          expect(output).toContain("agent found")
+          expect(output).toMatch(/environ: Permission denied/)
+          expect(output).toMatch(/\/mem' for reading: Permission denied/)
+          expect(output).toMatch(/\/fd\/0: Permission denied/)
+          expect(output).toMatch(/kill: \(\d+\) - Operation not permitted/)
+        } else expect(output).not.toContain("agent found")
+        // The model's request carried it, so it was there to steal.
+        expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`)
+      } finally {
+        await server.close()
+      }
+    })
+
+    test("every process a script starts, setsid or double-forked, is gone when the run ends", async () => {
+      // Inside bubblewrap's pid namespace $$ is not this machine's pid: the sleepers are found by
+      // command lines no other process uses.
+      const command = "setsid sleep 207.11 >/dev/null 2>&1 & (sh -c 'exec sleep 207.12' >/dev/null 2>&1 &); sleep 0.3; ps -A -o args= | grep -c '^sleep 207.1'"
+      const server = await startFakeModel("anthropic", [
+        { blocks: [{ type: "execute", script: `console.log("running:", (await bash({ command: ${JSON.stringify(command)} })).trim())` }] },
+        { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+      ])
+      try {
+        const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "start sleepers"], { env: { ...server.env, ...env } })
+        expect(result.code).toBe(0)
+        const output = result.stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line)).find((event) => event._tag === "ScriptOutput").output
+        expect(output).toBe("running: 2\n")
+        let left = true
+        for (let i = 0; i < 100 && left; i++) {
+          left = Boolean(findProcess(["sleep", "207.11"]) || findProcess(["sleep", "207.12"]))
+          if (left) await Bun.sleep(20)
+        }
+        expect(left).toBe(false)
+      } finally {
+        await server.close()
+      }
+    })
+
+    test("clanka killed outright: the executor and every process its scripts started end too", async () => {
+      const [setsid, orphan] = backend.name === "bwrap" ? ["301.71", "301.72"] : ["301.81", "301.82"]
+      const script = `await bash({ command: "setsid sleep ${setsid} >/dev/null 2>&1 & (sh -c 'exec sleep ${orphan}' >/dev/null 2>&1 &); sleep 0.2" }); console.log("started"); await sleep(60000)`
+      const child = Bun.spawn([BUN, MAIN, "exec", "-C", workspace, "-e", script], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "ignore" })
+      const reader = child.stdout.getReader()
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe("started\n")
+      expect(findProcess(["sleep", setsid]) !== undefined && findProcess(["sleep", orphan]) !== undefined).toBe(true)
+      child.kill("SIGKILL")
+      await child.exited
       let left = true
-      for (let i = 0; i < 100 && left; i++) {
-        left = Boolean(findProcess(["sleep", "207.11"]) || findProcess(["sleep", "207.12"]))
+      for (let i = 0; i < 250 && left; i++) {
+        left = Boolean(findProcess(["sleep", setsid]) || findProcess(["sleep", orphan]))
         if (left) await Bun.sleep(20)
       }
       expect(left).toBe(false)
-    } finally {
-      await server.close()
-    }
-  })
+      // What a killed clanka leaves (the Landlock sandbox's temporary directory) the next one removes.
+      const leftover = readdirSync(tmpdir()).filter((name) => name.startsWith(`clanka-sandbox-${child.pid}-`))
+      expect(leftover).toHaveLength(backend.name === "bwrap" ? 0 : 1)
+      expect(await clanka(["exec", "-C", workspace, "-e", "1"], { env })).toEqual({ code: 0, stdout: "", stderr: "" })
+      expect(leftover.filter((name) => existsSync(join(tmpdir(), name)))).toEqual([])
+    })
 
-  test("writes outside the workspace are refused by the tools and by bash; inside they work", async () => {
-    const script = `
+    test("writes outside the workspace are refused by the tools and by bash; inside and in the private temporary directory they work", async () => {
+      // bubblewrap's /tmp is private; under Landlock the private directory is TMPDIR.
+      const tmp = backend.name === "bwrap" ? "/tmp" : "$TMPDIR"
+      const script = `
 await bash({ command: "touch ../x" }).catch((error) => console.log(error.message))
 await bash({ command: "touch ${outside}/y" }).catch((error) => console.log(error.message))
 await writeFile({ path: "../z", content: "no" }).catch((error) => console.log(error.message))
-await bash({ command: "echo fine > inside.txt && echo scratch > /tmp/scratch && cat /tmp/scratch" }).then(console.log)`
-    const result = await clanka(["exec", "-C", workspace, "-e", script])
-    expect(result.stderr).toBe("")
-    expect(result.stdout).toBe(
-      [
-        "bash: exit code 1; output:",
-        "touch: cannot touch '../x': Read-only file system",
-        "[sandbox: only the workspace, /tmp and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]",
-        "",
-        "bash: exit code 1; output:",
-        `touch: cannot touch '${outside}/y': Read-only file system`,
-        "[sandbox: only the workspace, /tmp and --writable DIRs are writable (--sandbox workspace-write); pass --writable DIR, or --sandbox off]",
-        "",
-        `writeFile: ../z resolves to ${root}/z, outside the workspace ${workspace}; the sandbox (workspace-write) allows writes only there, in /tmp and in --writable DIRs`,
-        "scratch",
-        "",
-        "",
-      ].join("\n"),
-    )
-    expect(existsSync(join(root, "x")) || existsSync(join(outside, "y")) || existsSync(join(root, "z"))).toBe(false)
-    expect(readFileSync(join(workspace, "inside.txt"), "utf8")).toBe("fine\n")
-    // The sandbox's /tmp is its own.
-    expect(existsSync("/tmp/scratch")).toBe(false)
-  })
+await bash({ command: "echo fine > inside.txt && echo scratch > ${tmp}/scratch && cat ${tmp}/scratch" }).then(console.log)`
+      const result = await clanka(["exec", "-C", workspace, "-e", script], { env })
+      expect(result.stderr).toBe("")
+      // The tools name the temporary directory: /tmp, or under Landlock the private one.
+      const temp = backend.name === "bwrap" ? "/tmp" : result.stdout.match(/\$TMPDIR \(\/[^)]*\/clanka-sandbox-\d+-\w+\)/)?.[0]
+      expect(result.stdout).toBe(
+        [
+          "bash: exit code 1; output:",
+          `touch: cannot touch '../x': ${refused}`,
+          writableHint,
+          "",
+          "bash: exit code 1; output:",
+          `touch: cannot touch '${outside}/y': ${refused}`,
+          writableHint,
+          "",
+          `writeFile: ../z resolves to ${root}/z, outside the workspace ${workspace}; the sandbox (workspace-write) allows writes only there, in ${temp} and in --writable DIRs`,
+          "scratch",
+          "",
+          "",
+        ].join("\n"),
+      )
+      expect(existsSync(join(root, "x")) || existsSync(join(outside, "y")) || existsSync(join(root, "z"))).toBe(false)
+      expect(readFileSync(join(workspace, "inside.txt"), "utf8")).toBe("fine\n")
+      // The sandbox's temporary directory is its own.
+      expect(existsSync("/tmp/scratch")).toBe(false)
+    })
 
-  test("--writable DIR opens another directory to bash and the tools", async () => {
-    const script = `await bash({ command: "echo a > ${outside}/a.txt" }); await writeFile({ path: "${outside}/b.txt", content: "b" }); console.log("ok")`
-    const result = await clanka(["exec", "-C", workspace, "--writable", outside, "--writable", workspace, "-e", script])
-    expect(result).toEqual({ code: 0, stdout: "ok\n", stderr: "" })
-    expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("a\n")
-    expect(readFileSync(join(outside, "b.txt"), "utf8")).toBe("b")
-  })
+    test("symlinks, hardlinks, $HOME, the host's /tmp and /dev/shm: no route writes outside", async () => {
+      // bubblewrap's /tmp and /dev/shm are the sandbox's own (the write lands there); Landlock refuses them.
+      const own = backend.name === "bwrap" ? "WORKED" : "refused"
+      const target = join(outside, "target.txt")
+      writeFileSync(target, "untouched\n")
+      writeFileSync(join(home, ".bashrc"), "untouched\n")
+      const script = attempts({
+        "write through a symlink": `ln -sf ${target} link && echo x >> link`,
+        "write through a hardlink": `ln -f ${target} hard && echo x >> hard`,
+        "rename a file in": `mv ${target} moved`,
+        "bashrc in HOME": `echo x >> $HOME/.bashrc`,
+        "new file in HOME": `echo x > $HOME/new`,
+        "the host's /tmp": `echo x > /tmp/clanka-escape-${backend.name}`,
+        "the host's /dev/shm": `echo x > /dev/shm/clanka-escape-${backend.name}`,
+      })
+      const result = await clanka(["exec", "-C", workspace, "-e", script], { env: { ...env, HOME: home } })
+      expect(result).toEqual({
+        code: 0,
+        stdout: [
+          "write through a symlink: refused",
+          "write through a hardlink: refused",
+          "rename a file in: refused",
+          "bashrc in HOME: refused",
+          "new file in HOME: refused",
+          `the host's /tmp: ${own}`,
+          `the host's /dev/shm: ${own}`,
+          "",
+          "",
+        ].join("\n"),
+        stderr: "",
+      })
+      expect(readFileSync(target, "utf8")).toBe("untouched\n")
+      expect(readFileSync(join(home, ".bashrc"), "utf8")).toBe("untouched\n")
+      expect(existsSync(join(home, "new")) || existsSync(`/tmp/clanka-escape-${backend.name}`) || existsSync(`/dev/shm/clanka-escape-${backend.name}`)).toBe(false)
+    })
 
-  test("--sandbox read-only refuses every write, by the tools and by bash; reads work", async () => {
-    const script = `
+    test("--writable DIR opens another directory to bash and the tools", async () => {
+      const script = `await bash({ command: "echo a > ${outside}/a.txt" }); await writeFile({ path: "${outside}/b.txt", content: "b" }); console.log("ok")`
+      const result = await clanka(["exec", "-C", workspace, "--writable", outside, "--writable", workspace, "-e", script], { env })
+      expect(result).toEqual({ code: 0, stdout: "ok\n", stderr: "" })
+      expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("a\n")
+      expect(readFileSync(join(outside, "b.txt"), "utf8")).toBe("b")
+    })
+
+    test("--sandbox read-only refuses every write, by the tools and by bash; reads work", async () => {
+      const script = `
 for (const attempt of [
   () => writeFile({ path: "new.txt", content: "x" }),
   () => removeFile("README.md"),
@@ -141,74 +231,59 @@ for (const attempt of [
   () => bash({ command: "echo x >> README.md" }),
 ]) await attempt().then(() => console.log("WROTE"), (error) => console.log(error.message.split("\\n")[0]))
 console.log(await readFile({ path: "README.md" }))`
-    const result = await clanka(["exec", "-C", workspace, "--sandbox", "read-only", "-e", script])
-    expect(result.stdout).toBe(
-      [
-        "writeFile: cannot write new.txt: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
-        "removeFile: cannot remove README.md: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
-        "renameFile: cannot rename README.md: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
-        "applyPatch: cannot write p.txt: the sandbox is read-only; run with --sandbox workspace-write to allow writes; no file was changed",
-        "bash: exit code 1; output:",
-        "hello",
-        "",
-        "",
-      ].join("\n"),
-    )
-    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("hello\n")
-  })
+      const result = await clanka(["exec", "-C", workspace, "--sandbox", "read-only", "-e", script], { env })
+      expect(result.stdout).toBe(
+        [
+          "writeFile: cannot write new.txt: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
+          "removeFile: cannot remove README.md: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
+          "renameFile: cannot rename README.md: the sandbox is read-only; run with --sandbox workspace-write to allow writes",
+          "applyPatch: cannot write p.txt: the sandbox is read-only; run with --sandbox workspace-write to allow writes; no file was changed",
+          "bash: exit code 1; output:",
+          "hello",
+          "",
+          "",
+        ].join("\n"),
+      )
+      expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("hello\n")
+    })
 
-  test("network off: fetch of a server outside the sandbox fails, saying so; --network lets it through", async () => {
-    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("reached") })
-    try {
-      const url = `http://127.0.0.1:${server.port}/`
-      const script = `await fetchMarkdown(${JSON.stringify(url)}).then(console.log, (error) => console.log(error.message))
-await fetch(${JSON.stringify(url)}).then((response) => response.text()).then(console.log, (error) => console.log("fetch failed"))`
-      const off = await clanka(["exec", "-C", workspace, "-e", script])
-      expect(off.stdout).toContain(`fetchMarkdown: could not fetch ${url}: `)
-      expect(off.stdout).toContain("[sandbox: the network is off (only the sandbox's own loopback works); pass --network to allow it]")
-      expect(off.stdout).toEndWith("fetch failed\n")
-      expect(off.stdout).not.toContain("reached")
-      const on = await clanka(["exec", "-C", workspace, "--network", "-e", script])
-      expect(on).toEqual({ code: 0, stdout: "reached\nreached\n", stderr: "" })
-    } finally {
-      server.stop(true)
-    }
+    test("network off: fetch, fetchMarkdown, curl, /dev/tcp and UDP reach no server outside, saying so; --network lets them through", async () => {
+      const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("reached") })
+      const udp = createSocket("udp4")
+      let datagrams = 0
+      udp.on("message", () => datagrams++)
+      await new Promise<void>((done) => udp.bind(0, "127.0.0.1", done))
+      try {
+        const url = `http://127.0.0.1:${server.port}/`
+        const udpPort = udp.address().port
+        const tcp = `exec 3<>/dev/tcp/127.0.0.1/${server.port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`
+        const script = `await fetchMarkdown(${JSON.stringify(url)}).then(console.log, (error) => console.log(error.message))
+await fetch(${JSON.stringify(url)}).then((response) => response.text()).then(console.log, (error) => console.log("fetch failed"))
+for (const command of [${JSON.stringify(`curl -sS ${url}`)}, ${JSON.stringify(tcp)}, "echo datagram > /dev/udp/127.0.0.1/${udpPort}"]) {
+  await bash({ command }).then((output) => console.log(output.includes("reached") ? "reached" : "sent"), (error) => console.log("failed:", error.message.split("\\n")[1]))
+}`
+        const off = await clanka(["exec", "-C", workspace, "-e", script], { env })
+        expect(off.stdout).toContain(`fetchMarkdown: could not fetch ${url}: `)
+        expect(off.stdout).toContain(
+          backend.name === "bwrap"
+            ? "[sandbox: the network is off (only the sandbox's own loopback works); pass --network to allow it]"
+            : "[sandbox: the network is off (loopback too, under Landlock); pass --network to allow it]",
+        )
+        expect(off.stdout).toContain("fetch failed\n")
+        expect(off.stdout).not.toContain("reached")
+        // curl and /dev/tcp fail; a datagram goes nowhere (bubblewrap: into the sandbox's own loopback).
+        expect(off.stdout).toContain("failed: curl: (7)")
+        expect(off.stdout).toMatch(/failed: bash: (connect: Connection refused|socket: Network is unreachable)\n/)
+        await Bun.sleep(100)
+        expect(datagrams).toBe(0)
+        const on = await clanka(["exec", "-C", workspace, "--network", "-e", script], { env })
+        expect(on).toEqual({ code: 0, stdout: "reached\nreached\nreached\nreached\nsent\n", stderr: "" })
+        await Bun.sleep(100)
+        expect(datagrams).toBe(1)
+      } finally {
+        server.stop(true)
+        udp.close()
+      }
+    })
   })
-})
-
-test("without bubblewrap the default warns once and runs; an explicit mode is exit 2", async () => {
-  const env = { CLANKA_BWRAP: "/nonexistent/bwrap" }
-  const fallback = await clanka(["exec", "-C", workspace, "-e", 'console.log("ran")'], { env })
-  expect(fallback.code).toBe(0)
-  expect(fallback.stdout).toBe("ran\n")
-  expect(fallback.stderr).toBe(
-    "clanka: bubblewrap (/nonexistent/bwrap) is not available or cannot create namespaces here, so scripts run without the OS sandbox; install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off to say this is intended\n",
-  )
-  const explicit = await clanka(["exec", "-C", workspace, "--sandbox", "workspace-write", "-e", "1"], { env })
-  expect(explicit).toEqual({
-    code: 2,
-    stdout: "",
-    stderr:
-      "clanka: --sandbox workspace-write needs the OS sandbox, but bubblewrap (/nonexistent/bwrap) is not available or cannot create namespaces here; install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off\n",
-  })
-  expect(await clanka(["exec", "-C", workspace, "--sandbox", "off", "-e", 'console.log("ran")'], { env })).toEqual({ code: 0, stdout: "ran\n", stderr: "" })
-  expect((await clanka(["exec", "--sandbox", "closed", "-e", "1"])).stderr).toBe(
-    'clanka: --sandbox takes workspace-write, read-only, off or auto, got "closed"\n',
-  )
-})
-
-test("bubblewrap that cannot create namespaces: the default falls back with one line; an explicit mode is exit 2", async () => {
-  const fake = join(root, "bwrap")
-  writeFileSync(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n")
-  chmodSync(fake, 0o755)
-  const env = { CLANKA_BWRAP: fake }
-  const fallback = await clanka(["exec", "-C", workspace, "-e", 'console.log("ran")'], { env })
-  expect(fallback).toEqual({
-    code: 0,
-    stdout: "ran\n",
-    stderr: `clanka: bubblewrap (${fake}) cannot run here (No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces), so scripts run without the OS sandbox; install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off to say this is intended\n`,
-  })
-  const explicit = await clanka(["exec", "-C", workspace, "--sandbox", "read-only", "-e", "1"], { env })
-  expect(explicit.code).toBe(2)
-  expect(explicit.stderr).toStartWith(`clanka: --sandbox read-only needs the OS sandbox, but bubblewrap (${fake}) cannot run here (No permissions`)
-})
+}

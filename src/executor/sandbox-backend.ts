@@ -1,0 +1,88 @@
+/**
+ * Which OS sandbox runs the executor: on Linux bubblewrap where it can create its namespaces,
+ * else Landlock with seccomp, else none (and then the default mode refuses to run, see
+ * os-sandbox.ts); on macOS sandbox-exec. `--sandbox-backend` (CLANKA_SANDBOX_BACKEND) forces one.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import type { SandboxBackend } from "../contract.ts"
+import { UsageError } from "../errors.ts"
+
+export type { SandboxBackend }
+
+/** What `--sandbox-backend` takes. */
+export const BackendRequests = ["auto", "bwrap", "landlock"] as const
+export type BackendRequest = (typeof BackendRequests)[number]
+
+export const INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap)"
+
+/** bubblewrap's command: looked up on PATH (CLANKA_BWRAP names another). */
+export function bwrapBinary(): string {
+  return process.env.CLANKA_BWRAP || "bwrap"
+}
+
+let bwrapProbe: string | null | undefined
+/**
+ * Why bubblewrap cannot run here, or undefined when it can. Without `probe`, only whether it is
+ * installed (a start that then fails in bwrap falls back, see connect.ts); with it, a run of bwrap
+ * that creates the namespaces the sandbox needs (about 5 ms).
+ */
+export function bwrapMissing(probe = true): string | undefined {
+  const name = `bubblewrap (${bwrapBinary()})`
+  if (process.platform !== "linux") return `${name} is Linux only`
+  if (Bun.which(bwrapBinary()) === null) return `${name} is not installed`
+  if (!probe) return undefined
+  if (bwrapProbe === undefined) {
+    const run = spawnSync(bwrapBinary(), ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], { encoding: "utf8", timeout: 5000 })
+    bwrapProbe = run.status === 0 ? null : bwrapReason(run.stderr ?? "") ?? "it exited with an error"
+  }
+  return bwrapProbe === null ? undefined : `${name} cannot run here (${bwrapProbe})`
+}
+
+/** bubblewrap's own complaint (`bwrap: …`) in what a failed start printed, without its last full stop. */
+export function bwrapReason(output: string): string | undefined {
+  return output.match(/bwrap: ([^;\n]*)/)?.[1]?.trim().replace(/\.$/, "")
+}
+
+/** Why Landlock cannot be had here, or undefined when it can (loads the FFI only on Linux). */
+export async function landlockMissing(): Promise<string | undefined> {
+  if (process.platform !== "linux") return "Landlock is Linux only"
+  const { landlockUnavailable } = await import("./landlock-ruleset.ts")
+  const why = landlockUnavailable()
+  return why && `Landlock cannot run here (${why})`
+}
+
+/**
+ * The backend for a request, or a UsageError that says why none can run (`mode`: the --sandbox
+ * value, for the message). Without `probe`, bubblewrap is taken when installed.
+ */
+export async function chooseBackend(request: BackendRequest, mode: string, probe: boolean): Promise<SandboxBackend> {
+  if (process.platform === "darwin") {
+    if (request !== "auto") throw forcedFailed(request, "it runs on Linux only; macOS has sandbox-exec")
+    if (existsSync("/usr/bin/sandbox-exec")) return "sandbox-exec"
+    throw noSandbox(mode, ["sandbox-exec is not available"])
+  }
+  const reasons: string[] = []
+  if (request !== "landlock") {
+    const why = bwrapMissing(probe)
+    if (!why) return "bwrap"
+    if (request === "bwrap") throw forcedFailed("bwrap", why)
+    reasons.push(why)
+  }
+  const why = await landlockMissing()
+  if (!why) return "landlock"
+  if (request === "landlock") throw forcedFailed("landlock", why)
+  throw noSandbox(mode, [...reasons, why])
+}
+
+/** The error when no backend can run: one line that names --sandbox off. */
+export function noSandbox(mode: string, reasons: string[]): UsageError {
+  const what = mode === "auto" ? "scripts run in the OS sandbox by default" : `--sandbox ${mode} needs the OS sandbox`
+  const hint = process.platform === "linux" ? `${INSTALL_HINT}, or pass --sandbox off to run scripts without it` : "pass --sandbox off to run scripts without it"
+  return new UsageError(`${what}, but ${reasons.join(" and ")}; ${hint}`)
+}
+
+/** The error when the forced backend cannot run. */
+export function forcedFailed(backend: BackendRequest, why: string): UsageError {
+  return new UsageError(`--sandbox-backend ${backend} cannot start: ${why}; pass --sandbox-backend auto to take what runs here, or --sandbox off`)
+}

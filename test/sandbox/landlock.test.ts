@@ -1,0 +1,142 @@
+// What only the Landlock backend has to prove (the shared attacks are in os-sandbox.test.ts):
+// Landlock and seccomp bind each thread, so every thread of the executor, the scripts' Worker
+// among them, must be in the sandbox; the seccomp filter refuses what Landlock does not cover;
+// the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
+// read-only (the protected paths in the workspace) does not outlive a script.
+import { afterAll, describe, expect, test } from "bun:test"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { LANDLOCK } from "../support/sandbox-backends.ts"
+
+const root = mkdtempSync("/var/tmp/clanka-landlock-")
+const workspace = join(root, "app")
+mkdirSync(workspace)
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const env = LANDLOCK.env
+
+describe.skipIf(!LANDLOCK.available)("the Landlock sandbox", () => {
+  test("every thread of the executor, the scripts' Worker among them, is in the sandbox", async () => {
+    // bash's parent is the executor. From inside the sandbox a thread's environ can be read only
+    // when that thread is in the same Landlock domain (or one nested in it): an unrestricted
+    // thread would be refused, as the agent is.
+    const command = `for t in /proc/$PPID/task/*; do
+  echo "$(cat $t/comm): $(grep -E '^(NoNewPrivs|Seccomp):' $t/status | tr -s '\\t\\n' '  ')$(cat $t/environ >/dev/null 2>&1 && echo in the domain || echo OUTSIDE)"
+done
+cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OPEN" || echo "the agent: refused"`
+    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+    expect(result.stderr).toBe("")
+    const lines = result.stdout.trim().split("\n")
+    expect(lines.at(-1)).toBe("the agent: refused")
+    const threads = lines.slice(0, -1)
+    // The main thread, Bun's pools and JSC's helpers, and the Worker that runs scripts.
+    expect(threads.length).toBeGreaterThan(4)
+    expect(threads.some((line) => line.startsWith("Worker: "))).toBe(true)
+    for (const line of threads) expect(line).toMatch(/^[^:]+: NoNewPrivs: 1 Seccomp: 2 in the domain$/)
+  })
+
+  test("the seccomp filter refuses ptrace, keyrings, BPF, perf, io_uring, namespaces and typing into a terminal", async () => {
+    // Raw syscalls through perl, with this architecture's numbers; each prints its errno (1: EPERM).
+    const numbers: Record<string, Record<string, number>> = {
+      x64: { ptrace: 101, keyctl: 250, bpf: 321, perf_event_open: 298, io_uring_setup: 425, unshare: 272, ioctl: 16, clone3: 435 },
+      arm64: { ptrace: 117, keyctl: 219, bpf: 280, perf_event_open: 241, io_uring_setup: 425, unshare: 97, ioctl: 29, clone3: 435 },
+    }
+    const nr = numbers[process.arch]!
+    const calls: Record<string, string> = {
+      "ptrace(PTRACE_TRACEME)": `${nr.ptrace}, 0, 0, 0, 0`,
+      "keyctl(GET_KEYRING_ID, session)": `${nr.keyctl}, 0, -3, 0`,
+      "bpf(MAP_CREATE)": `${nr.bpf}, 0, 0, 0`,
+      "perf_event_open": `${nr.perf_event_open}, 0, 0, -1, -1, 0`,
+      "io_uring_setup": `${nr.io_uring_setup}, 1, 0`,
+      "unshare(CLONE_NEWUSER)": `${nr.unshare}, 0x10000000`,
+      "ioctl(TIOCSTI)": `${nr.ioctl}, 0, 0x5412, 0`,
+      "clone3 (38: ENOSYS)": `${nr.clone3}, 0, 0`,
+    }
+    const command = Object.entries(calls)
+      .map(([name, args]) => `perl -e '$! = 0; syscall(${args}); print "${name}: ", $! + 0, "\\n"'`)
+      .join("; ")
+    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+    expect(result).toEqual({
+      code: 0,
+      stdout: `${Object.keys(calls)
+        .map((name) => `${name}: ${name.startsWith("clone3") ? 38 : 1}`)
+        .join("\n")}\n\n`,
+      stderr: "",
+    })
+  })
+
+  test("what bash changes in the protected paths does not outlive the script: put back, and both the model and the user are told", async () => {
+    const repo = join(root, "repo")
+    mkdirSync(join(repo, ".clanka"), { recursive: true })
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo, stdout: "pipe", stderr: "pipe" })
+    git("init", "-q", ".")
+    writeFileSync(join(repo, "clanka.json"), "{}\n")
+    writeFileSync(join(repo, ".mcp.json"), "{}\n")
+    const config = readFileSync(join(repo, ".git/config"), "utf8")
+    const hooks = readdirSync(join(repo, ".git/hooks")).sort()
+    const marker = join(root, "hook-ran")
+    // Landlock cannot refuse these writes (a rule grants beneath the whole workspace).
+    const attack = [
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .git/config`,
+      `echo '{"sandbox":"off"}' > clanka.json`,
+      "rm .mcp.json",
+      "echo x > .clanka/settings.json",
+      "echo kept > src.txt",
+    ].join(" && ")
+    const script = `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`
+    const result = await clanka(["exec", "-C", repo, "-e", script], { env })
+    const changed = [join(repo, "clanka.json"), join(repo, ".mcp.json"), join(repo, ".clanka"), join(repo, ".git/hooks"), join(repo, ".git/config")].join(", ")
+    expect(result).toEqual({
+      code: 0,
+      stdout: `done\n[sandbox: a script changed ${changed}, which stay read-only; put back as they were]\n`,
+      stderr: `clanka: sandbox: a script changed ${changed}, which stay read-only; put back as they were\n`,
+    })
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+    expect(readdirSync(join(repo, ".git/hooks")).sort()).toEqual(hooks)
+    expect(readFileSync(join(repo, "clanka.json"), "utf8")).toBe("{}\n")
+    expect(readFileSync(join(repo, ".mcp.json"), "utf8")).toBe("{}\n")
+    expect(readdirSync(join(repo, ".clanka"))).toEqual([])
+    // Ordinary work stays; git outside the sandbox runs no hook of the script's.
+    expect(readFileSync(join(repo, "src.txt"), "utf8")).toBe("kept\n")
+    git("add", "src.txt")
+    expect(git("commit", "-qm", "work").exitCode).toBe(0)
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  test("a HOME with thousands of entries (each read rule of its own beside the credential stores) still starts", async () => {
+    const home = join(root, "big-home")
+    mkdirSync(join(home, ".ssh"), { recursive: true })
+    writeFileSync(join(home, ".ssh", "id_ed25519"), "secret key\n")
+    for (let i = 0; i < 3000; i++) writeFileSync(join(home, `a-file-with-a-rather-long-name-so-that-the-plan-grows-${i}.txt`), `${i}\n`)
+    const command = `cat $HOME/a-file-with-a-rather-long-name-so-that-the-plan-grows-2999.txt; cat $HOME/.ssh/id_ed25519 2>&1 || true`
+    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env: { ...env, HOME: home } })
+    expect(result).toEqual({ code: 0, stdout: `2999\ncat: ${home}/.ssh/id_ed25519: Permission denied\n\n`, stderr: "" })
+  })
+
+  test("a workspace that holds a credential store (-C ~) is exit 2 naming --readable: Landlock could not hide it there", async () => {
+    const home = join(root, "home-workspace")
+    mkdirSync(join(home, ".aws"), { recursive: true })
+    writeFileSync(join(home, ".aws", "credentials"), "secret\n")
+    const refused = await clanka(["exec", "-C", home, "-e", 'console.log(await bash({ command: "cat .aws/credentials" }))'], { env: { ...env, HOME: home } })
+    expect(refused).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `clanka: ${home}/.aws is a credential store inside a writable directory, which the Landlock sandbox cannot hide; pass --readable ${home}/.aws to leave it open to scripts (writable there), work in a project directory instead, or use bubblewrap\n`,
+    })
+    const allowed = await clanka(["exec", "-C", home, "--readable", join(home, ".aws"), "-e", 'console.log(await bash({ command: "cat .aws/credentials" }))'], { env: { ...env, HOME: home } })
+    expect(allowed).toEqual({ code: 0, stdout: "secret\n\n", stderr: "" })
+  })
+
+  test("the host's /tmp cannot be read; the sandbox's own temporary directory can", async () => {
+    const host = mkdtempSync("/tmp/clanka-landlock-host-")
+    try {
+      writeFileSync(join(host, "note"), "host secret\n")
+      const command = `cat ${host}/note 2>&1; echo mine > $TMPDIR/note && cat $TMPDIR/note`
+      const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }).catch((error) => error.message))`], { env })
+      expect(result.stdout).toBe(`cat: ${host}/note: Permission denied\nmine\n\n`)
+    } finally {
+      rmSync(host, { recursive: true, force: true })
+    }
+  })
+})
