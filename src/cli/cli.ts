@@ -23,6 +23,7 @@ const modules: Record<string, () => Promise<CommandDef<any>>> = {
   trust: () => import("./trust.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
+  summary: () => import("./summary.ts").then((m) => m.default),
 }
 
 /**

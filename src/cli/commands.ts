@@ -177,6 +177,17 @@ export const sessions = {
   },
 } as const
 
+export const summary = {
+  meta: { name: "summary", description: "Render a run's saved --json events as Markdown for a CI job summary" },
+  args: {
+    file: { type: "positional", required: true, description: "the events clanka run --json printed, or - for stdin", valueHint: "FILE|-" },
+    git: { type: "string", description: "list the files changed in the git work tree DIR (git status)", valueHint: "DIR" },
+    since: { type: "string", description: "with --git: the files changed since REV, commits included", valueHint: "REV" },
+    json: { type: "boolean", description: "print the facts as one JSON object instead of Markdown" },
+    get: { type: "string", description: "print one fact as plain text (e.g. sessionId, costUsd, turns, summary)", valueHint: "NAME" },
+  },
+} as const
+
 export const help = {
   meta: { name: "help", description: "Print this help, or the help of COMMAND (the same as clanka COMMAND --help)" },
   args: {
@@ -190,4 +201,4 @@ export interface CommandSpec {
 }
 
 /** Every command, in the order the help lists them. */
-export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, help }
+export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, help }

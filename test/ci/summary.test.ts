@@ -1,0 +1,282 @@
+import { expect, test } from "bun:test"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { clanka } from "../support/cli.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+const directory = temporaryDirectory("clanka-summary-")
+let files = 0
+
+/** Writes events (objects, or raw lines as strings) to a file of their own. */
+function stream(lines: (object | string)[], ending = "\n"): string {
+  const file = join(directory, `events-${++files}.ndjson`)
+  writeFileSync(file, lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + ending)
+  return file
+}
+
+const usage = (input: number, output: number, cacheRead: number, cacheWrite: number, costUsd: number | null) => ({
+  contextTokens: input + cacheRead + output,
+  contextWindow: 200000,
+  inputTokens: input,
+  outputTokens: output,
+  cacheReadTokens: cacheRead,
+  cacheWriteTokens: cacheWrite,
+  costUsd,
+})
+const start = {
+  _tag: "AgentStart",
+  id: "a1",
+  prompt: "fix the tests",
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  sessionId: "0b8f6c1e-2d3a-4f5b-9c7d-1e2f3a4b5c6d",
+  resumedFrom: null,
+  directory: "/work/repo",
+  tools: ["readFile"],
+  sandbox: { mode: "workspace-write", network: false },
+}
+const script = (text: string, output: string) => [
+  { _tag: "ScriptStart" },
+  { _tag: "ScriptDelta", delta: text },
+  { _tag: "ScriptEnd" },
+  { _tag: "ScriptOutput", output },
+]
+
+const finished = [
+  start,
+  { _tag: "ReasoningStart" },
+  { _tag: "ReasoningDelta", delta: "Look first." },
+  { _tag: "ReasoningEnd" },
+  ...script("console.log(await readFile({path: 'x'}))", "null\n"),
+  { _tag: "Usage", ...usage(1200, 80, 0, 3000, 0.0151), durationMs: 900 },
+  { _tag: "ErrorRetry", error: { message: "overloaded", retryable: true, status: 529 } },
+  ...script("await bash({command: 'npm test'})", "FAIL 2 tests\nThe script failed: Error: bash: exit 1: `npm test` | FAIL 2 tests"),
+  { _tag: "Usage", ...usage(2400, 200, 2900, 3000, 0.0302), durationMs: 1100 },
+  { _tag: "SubagentStart", id: "s1", prompt: "check the docs", provider: "anthropic", model: "claude-sonnet-4-5" },
+  { _tag: "SubagentPart", id: "s1", part: { _tag: "ScriptOutput", output: "The script failed: SyntaxError: Unexpected token '<' (line 3)" } },
+  { _tag: "SubagentComplete", id: "s1", summary: "docs fine" },
+  ...script("await taskComplete('…')", "(no output)"),
+  { _tag: "Usage", ...usage(3600, 420, 8700, 3000, 0.0489), durationMs: 1500 },
+  {
+    _tag: "AgentFinished",
+    summary: "Fixed the **two** failing tests.\n\n```diff\n- a\n+ b",
+    durationMs: 125_400,
+    turns: 3,
+    usage: usage(3600, 420, 8700, 3000, 0.0489),
+  },
+]
+
+test("a finished run: the result, the numbers, the scripts that failed, exactly", async () => {
+  const result = await clanka(["summary", stream(finished)])
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  expect(result.stdout).toBe(
+    [
+      "## ✅ clanka finished",
+      "",
+      "Fixed the **two** failing tests.",
+      "",
+      "```diff",
+      "- a",
+      "+ b",
+      // The fence the model left open is closed: it does not swallow the rest of the report.
+      "```",
+      "",
+      "| | |",
+      "| --- | --- |",
+      "| Model | `anthropic/claude-sonnet-4-5` |",
+      "| Turns | 3 |",
+      "| Tokens | 3,600 input · 420 output · 8,700 cache read · 3,000 cache write |",
+      "| Cost | $0.0489 |",
+      "| Duration | 2 min 5 s |",
+      "| Scripts | 4 run, 2 failed |",
+      "| Retries | 1 |",
+      "| Session | `0b8f6c1e-2d3a-4f5b-9c7d-1e2f3a4b5c6d` |",
+      "",
+      "### Scripts that failed (2 of 4)",
+      "",
+      "- Script 2: ``Error: bash: exit 1: `npm test` | FAIL 2 tests``",
+      "- Script 1 of sub-agent `s1`: `SyntaxError: Unexpected token '<' (line 3)`",
+      "",
+    ].join("\n"),
+  )
+})
+
+test("a failed run: its exit code and error, escaped; the figures it got to; no duration", async () => {
+  const file = stream([
+    { ...start, resumedFrom: start.sessionId },
+    ...script("await applyPatch(p)", "42\n"),
+    { _tag: "Usage", ...usage(500, 50, 0, 0, null), durationMs: 700 },
+    { _tag: "AgentError", message: "the run would cost more than --max-budget-usd 0.01 <stop> *now*", exitCode: 1 },
+  ])
+  const result = await clanka(["summary", file])
+  expect(result.code).toBe(0)
+  expect(result.stdout).toBe(
+    [
+      "## ❌ clanka failed (exit 1)",
+      "",
+      "> the run would cost more than --max-budget-usd 0.01 \\<stop\\> \\*now\\*",
+      "",
+      "| | |",
+      "| --- | --- |",
+      "| Model | `anthropic/claude-sonnet-4-5` |",
+      "| Turns | 1 |",
+      "| Tokens | 500 input · 50 output |",
+      "| Cost | unknown (the model is not in the price table) |",
+      "| Scripts | 1 run |",
+      "| Session | `0b8f6c1e-2d3a-4f5b-9c7d-1e2f3a4b5c6d` (resumed) |",
+      "",
+    ].join("\n"),
+  )
+})
+
+test("a cut-off stream: not-JSON and truncated lines are skipped with a note, the rest is reported", async () => {
+  const file = stream(
+    [
+      "clanka: a log line that landed in the file",
+      start,
+      ...script("console.log(1)", "1\n"),
+      { _tag: "Usage", ...usage(100, 10, 0, 0, 0.001), durationMs: 300 },
+      { _tag: "SomethingNewer", value: 1 },
+      "[1, 2]",
+      '{"_tag":"ScriptOutput","output":"cut of',
+    ],
+    "",
+  )
+  const result = await clanka(["summary", file])
+  expect(result.code).toBe(0)
+  expect(result.stdout).toBe(
+    [
+      "## ⚠️ clanka did not finish",
+      "",
+      "> The event stream ends before the run did: clanka was stopped, or the file is cut off.",
+      "",
+      "| | |",
+      "| --- | --- |",
+      "| Model | `anthropic/claude-sonnet-4-5` |",
+      "| Turns | 1 |",
+      "| Tokens | 100 input · 10 output |",
+      "| Cost | $0.0010 |",
+      "| Scripts | 1 run |",
+      "| Session | `0b8f6c1e-2d3a-4f5b-9c7d-1e2f3a4b5c6d` |",
+      "",
+      `_3 lines of ${file} were not events and skipped (lines 1, 9, 10)._`,
+      "",
+    ].join("\n"),
+  )
+})
+
+test("--json prints the facts; --get one of them as plain text, null as an empty line; - reads stdin", async () => {
+  const text = finished.map((event) => JSON.stringify(event)).join("\n") + "\n"
+  const json = await clanka(["summary", "-", "--json"], { stdin: text })
+  expect(json.code).toBe(0)
+  expect(JSON.parse(json.stdout)).toEqual({
+    status: "finished",
+    exitCode: 0,
+    summary: "Fixed the **two** failing tests.\n\n```diff\n- a\n+ b",
+    sessionId: start.sessionId,
+    resumedFrom: null,
+    model: "anthropic/claude-sonnet-4-5",
+    turns: 3,
+    inputTokens: 3600,
+    outputTokens: 420,
+    cacheReadTokens: 8700,
+    cacheWriteTokens: 3000,
+    costUsd: 0.0489,
+    durationMs: 125400,
+    scripts: 4,
+    failedScripts: [
+      { index: 2, agent: null, error: "Error: bash: exit 1: `npm test` | FAIL 2 tests" },
+      { index: 1, agent: "s1", error: "SyntaxError: Unexpected token '<' (line 3)" },
+    ],
+    retries: 1,
+    skippedLines: [],
+  })
+  expect((await clanka(["summary", "-", "--get", "summary"], { stdin: text })).stdout).toBe("Fixed the **two** failing tests.\n\n```diff\n- a\n+ b\n")
+  expect((await clanka(["summary", "-", "--get", "costUsd"], { stdin: text })).stdout).toBe("0.0489\n")
+  expect((await clanka(["summary", "-", "--get", "resumedFrom"], { stdin: text })).stdout).toBe("\n")
+})
+
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } })
+  if (result.status !== 0) throw new Error(result.stderr)
+  return result.stdout.trim()
+}
+
+test("--git DIR lists the work tree's changes collapsed; --since REV counts commits made since too", async () => {
+  const repo = join(directory, "repo")
+  mkdirSync(repo)
+  git(repo, "init", "-q")
+  for (const name of ["keep.ts", "edit.ts", "gone.ts", "old name.ts"]) writeFileSync(join(repo, name), `${name}\n`)
+  git(repo, "add", ".")
+  git(repo, "commit", "-qm", "start")
+  const base = git(repo, "rev-parse", "HEAD")
+  writeFileSync(join(repo, "committed.ts"), "new\n")
+  git(repo, "add", "committed.ts")
+  git(repo, "commit", "-qm", "by the agent")
+  writeFileSync(join(repo, "edit.ts"), "changed\n")
+  git(repo, "rm", "-q", "gone.ts")
+  git(repo, "mv", "old name.ts", "new `name`.ts")
+  mkdirSync(join(repo, "dir"))
+  writeFileSync(join(repo, "dir", "untracked.ts"), "x\n")
+  const file = stream(finished.slice(0, 1).concat(finished.slice(-1)))
+  const tail = (stdout: string) => stdout.slice(stdout.indexOf("<details>"))
+
+  const status = await clanka(["summary", file, "--git", repo])
+  expect(status.stderr).toBe("")
+  expect(tail(status.stdout)).toBe(
+    [
+      "<details>",
+      "<summary>4 files changed</summary>",
+      "",
+      "- modified `edit.ts`",
+      "- deleted `gone.ts`",
+      "- renamed `old name.ts` → ``new `name`.ts``",
+      "- untracked `dir/untracked.ts`",
+      "",
+      "</details>",
+      "",
+    ].join("\n"),
+  )
+  const since = await clanka(["summary", file, "--git", repo, "--since", base])
+  expect(tail(since.stdout)).toBe(
+    [
+      "<details>",
+      "<summary>5 files changed</summary>",
+      "",
+      "- added `committed.ts`",
+      "- modified `edit.ts`",
+      "- deleted `gone.ts`",
+      "- renamed `old name.ts` → ``new `name`.ts``",
+      "- untracked `dir/untracked.ts`",
+      "",
+      "</details>",
+      "",
+    ].join("\n"),
+  )
+
+  const clean = join(directory, "clean")
+  mkdirSync(clean)
+  git(clean, "init", "-q")
+  expect((await clanka(["summary", file, "--git", clean])).stdout).toEndWith("| Session | `0b8f6c1e-2d3a-4f5b-9c7d-1e2f3a4b5c6d` |\n\nNo files changed.\n")
+})
+
+test("mistakes are exit 2 with one line", async () => {
+  const file = stream(finished)
+  const cases: [string[], string][] = [
+    [["summary", join(directory, "missing.ndjson")], `clanka: cannot read ${join(directory, "missing.ndjson")}: ENOENT`],
+    [["summary", stream(["not json", "{}"])], "holds no clanka events (write them with clanka run --json > FILE)"],
+    [["summary", file, "--since", "HEAD"], "clanka: --since needs --git DIR (the work tree to compare)\n"],
+    [["summary", file, "--get", "cost"], 'clanka: --get: unknown fact "cost"; facts: status, exitCode, summary, sessionId'],
+    [["summary", file, "--json", "--get", "turns"], "clanka: --json and --get are exclusive"],
+    [["summary", file, "--git", directory], `clanka: git status in ${directory} failed: not a git repository`],
+    [["summary"], "clanka: missing FILE|- (see clanka summary --help)\n"],
+  ]
+  for (const [args, message] of cases) {
+    const result = await clanka(args)
+    expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: "" })
+    expect(result.stderr).toContain(message)
+    expect(result.stderr.split("\n").length).toBe(2)
+  }
+})
