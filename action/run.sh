@@ -1,0 +1,139 @@
+#!/bin/sh
+# Runs `clanka run --json` for action.yml with the events saved to a file, then sets the step's
+# outputs, appends `clanka summary` to the job summary and prepares the session transcript for
+# upload. Exits with clanka's exit code. Environment (action.yml maps the inputs):
+#   CLANKA_BIN                 the binary install.sh checked
+#   INPUT_PROMPT | INPUT_PROMPT_FILE, INPUT_MODEL, INPUT_ARGS (split at white space, no quoting),
+#   INPUT_SANDBOX, INPUT_SANDBOX_BACKEND, INPUT_MAX_BUDGET_USD, INPUT_WORKING_DIRECTORY
+#   INPUT_RESUME               a session id; its transcript is in INPUT_RESUME_DIR (the artifact)
+#   INPUT_ANTHROPIC_API_KEY, INPUT_OPENAI_API_KEY   exported only when set, masked first
+#   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE, RUNNER_TEMP
+set -eu
+
+# A workflow command's message: %, CR and LF escaped as the runner reads them.
+command_text() {
+  printf '%s' "$1" | tr -d '\r' | sed 's/%/%25/g' | awk 'NR > 1 { printf "%%0A" } { printf "%s", $0 }'
+}
+
+fail() {
+  echo "::error title=clanka action::$(command_text "$1")"
+  exit 2
+}
+
+# Masked before anything else can print them; each line of a multi-line value on its own.
+mask() {
+  printf '%s\n' "$1" | while IFS= read -r line; do
+    [ -n "$line" ] && echo "::add-mask::$line"
+  done
+  return 0
+}
+if [ -n "${INPUT_ANTHROPIC_API_KEY:-}" ]; then
+  mask "$INPUT_ANTHROPIC_API_KEY"
+  ANTHROPIC_API_KEY=$INPUT_ANTHROPIC_API_KEY
+  export ANTHROPIC_API_KEY
+fi
+if [ -n "${INPUT_OPENAI_API_KEY:-}" ]; then
+  mask "$INPUT_OPENAI_API_KEY"
+  OPENAI_API_KEY=$INPUT_OPENAI_API_KEY
+  export OPENAI_API_KEY
+fi
+unset INPUT_ANTHROPIC_API_KEY INPUT_OPENAI_API_KEY
+
+[ -n "${CLANKA_BIN:-}" ] || fail "CLANKA_BIN is not set (the install step did not run)"
+[ -n "${INPUT_PROMPT:-}" ] && [ -n "${INPUT_PROMPT_FILE:-}" ] && fail "give prompt or prompt-file, not both"
+[ -z "${INPUT_PROMPT:-}" ] && [ -z "${INPUT_PROMPT_FILE:-}" ] && fail "no prompt: set the prompt or prompt-file input"
+
+temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
+work=$(mktemp -d "$temp/clanka-run.XXXXXX")
+events="$work/events.ndjson"
+directory=${INPUT_WORKING_DIRECTORY:-${GITHUB_WORKSPACE:-.}}
+[ -d "$directory" ] || fail "working-directory $directory does not exist"
+
+# Sessions of this job live in the runner's temporary directory, unless the job chose a place.
+CLANKA_HOME=${CLANKA_HOME:-$temp/clanka-home}
+export CLANKA_HOME
+[ -n "${INPUT_SANDBOX_BACKEND:-}" ] && { CLANKA_SANDBOX_BACKEND=$INPUT_SANDBOX_BACKEND; export CLANKA_SANDBOX_BACKEND; }
+
+if [ -n "${INPUT_RESUME:-}" ]; then
+  case "$INPUT_RESUME" in
+    *[!0-9a-fA-F-]*) fail "resume \"$INPUT_RESUME\" is not a session id" ;;
+  esac
+  found=
+  for transcript in "${INPUT_RESUME_DIR:-$work/none}/$INPUT_RESUME"*.jsonl; do
+    [ -f "$transcript" ] || continue
+    mkdir -p "$CLANKA_HOME/sessions"
+    chmod 700 "$CLANKA_HOME/sessions"
+    cp "$transcript" "$CLANKA_HOME/sessions/"
+    chmod 600 "$CLANKA_HOME/sessions/$(basename "$transcript")"
+    found=yes
+  done
+  [ -n "$found" ] || fail "no transcript of session $INPUT_RESUME was downloaded (artifact clanka-session-$INPUT_RESUME of this run, or of resume-run-id)"
+fi
+
+if [ -n "${INPUT_PROMPT_FILE:-}" ]; then
+  [ -f "$INPUT_PROMPT_FILE" ] || fail "prompt-file $INPUT_PROMPT_FILE does not exist"
+  prompt=$INPUT_PROMPT_FILE
+else
+  prompt="$work/prompt.txt"
+  printf '%s\n' "$INPUT_PROMPT" >"$prompt"
+fi
+
+# The files the run changes are those that differ from where the work tree started.
+base=$(git -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
+in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
+
+set -- run --json -C "$directory"
+[ -n "${INPUT_MODEL:-}" ] && set -- "$@" --model "$INPUT_MODEL"
+[ -n "${INPUT_SANDBOX:-}" ] && set -- "$@" --sandbox "$INPUT_SANDBOX"
+[ -n "${INPUT_MAX_BUDGET_USD:-}" ] && set -- "$@" --max-budget-usd "$INPUT_MAX_BUDGET_USD"
+[ -n "${INPUT_RESUME:-}" ] && set -- "$@" --resume "$INPUT_RESUME"
+# Extra flags: split at white space, never globbed or expanded.
+set -f
+# shellcheck disable=SC2086
+set -- "$@" ${INPUT_ARGS:-} -
+set +f
+
+echo "clanka $*"
+code=0
+"$CLANKA_BIN" "$@" <"$prompt" >"$events" || code=$?
+
+get() {
+  "$CLANKA_BIN" summary "$events" --get "$1" 2>/dev/null || true
+}
+
+# GITHUB_OUTPUT's multi-line form, with a delimiter no value can hold.
+output() {
+  [ -n "${GITHUB_OUTPUT:-}" ] || return 0
+  while :; do
+    delimiter="ghadelimiter_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+    case "$2" in *"$delimiter"*) ;; *) break ;; esac
+  done
+  printf '%s<<%s\n%s\n%s\n' "$1" "$delimiter" "$2" "$delimiter" >>"$GITHUB_OUTPUT"
+}
+
+session=$(get sessionId)
+output exit-code "$code"
+output session-id "$session"
+output cost-usd "$(get costUsd)"
+output turns "$(get turns)"
+output summary "$(get summary)"
+output events-file "$events"
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  set -- summary "$events"
+  [ "$in_git" = true ] && set -- "$@" --git "$directory"
+  [ "$in_git" = true ] && [ -n "$base" ] && set -- "$@" --since "$base"
+  if ! "$CLANKA_BIN" "$@" >>"$GITHUB_STEP_SUMMARY"; then
+    printf '## ❌ clanka failed (exit %s)\n\nIt wrote no events; its messages are in the log of this step.\n' "$code" >>"$GITHUB_STEP_SUMMARY"
+  fi
+fi
+
+# The transcript a later job resumes from, with the events beside it.
+if [ -n "$session" ] && [ -f "$CLANKA_HOME/sessions/$session.jsonl" ]; then
+  mkdir -p "$work/artifact"
+  cp "$CLANKA_HOME/sessions/$session.jsonl" "$events" "$work/artifact/"
+  output artifact-dir "$work/artifact"
+fi
+
+[ "$code" = 0 ] || echo "::error title=clanka::$(command_text "clanka exited with $code: $(get summary)")"
+exit "$code"

@@ -1,0 +1,324 @@
+/**
+ * The GitHub Action's two step scripts (action/install.sh, action/run.sh) run here as the runner
+ * runs them: with GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_WORKSPACE and RUNNER_TEMP in a
+ * temporary directory, a local "release" standing in for GitHub's download URL, and the fake
+ * model server. The released "binary" is a small script that starts clanka from source.
+ */
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import type { Server } from "bun"
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { BUN, MAIN, ROOT } from "../support/cli.ts"
+import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+const directory = temporaryDirectory("clanka-action-")
+const KEY = "sk-ant-test-0123456789-secret"
+const ASSET = "clanka-linux-x64"
+const STUB = `#!/bin/sh\nexec "${BUN}" "${MAIN}" "$@"\n`
+
+/** What the local release serves, by path; every request is recorded. */
+let release: Record<string, string> = {}
+const downloads: string[] = []
+let server: Server<undefined>
+beforeAll(() => {
+  server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const path = new URL(request.url).pathname
+      downloads.push(path)
+      const body = release[path]
+      return body === undefined ? new Response("Not Found", { status: 404 }) : new Response(body)
+    },
+  })
+})
+afterAll(() => server.stop(true))
+
+let model: FakeServer | undefined
+afterEach(async () => {
+  await model?.close()
+  model = undefined
+})
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+function publish(tag: string, binary: string, sums = `${sha256("other")}  clanka-darwin-arm64\n${sha256(binary)}  ${ASSET}\n`): string {
+  release[`/download/${tag}/${ASSET}`] = binary
+  release[`/download/${tag}/SHA256SUMS`] = sums
+  return `http://127.0.0.1:${server.port}/download/${tag}`
+}
+
+let jobs = 0
+
+/** A fresh job: its own runner temp, output and summary files, and a workspace that is a git repository. */
+function job(): Record<string, string> {
+  const root = join(directory, `job-${++jobs}`)
+  const workspace = join(root, "workspace")
+  mkdirSync(join(root, "temp"), { recursive: true })
+  mkdirSync(workspace, { recursive: true })
+  writeFileSync(join(workspace, "app.js"), "console.log('hi')\n")
+  git(workspace, "init", "-q")
+  git(workspace, "add", ".")
+  git(workspace, "commit", "-qm", "start")
+  writeFileSync(join(root, "output"), "")
+  writeFileSync(join(root, "summary.md"), "")
+  return {
+    PATH: process.env.PATH!,
+    HOME: join(root, "home"),
+    LANG: "C.UTF-8",
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_OUTPUT: join(root, "output"),
+    GITHUB_STEP_SUMMARY: join(root, "summary.md"),
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_REPOSITORY: "someone/project",
+    GITHUB_ACTION_PATH: join(root, "_actions", "clanka", "clanka", "main"),
+    RUNNER_OS: "Linux",
+    RUNNER_ARCH: "X64",
+    RUNNER_TEMP: join(root, "temp"),
+  }
+}
+
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } })
+  if (result.status !== 0) throw new Error(result.stderr)
+  return result.stdout.trim()
+}
+
+async function step(script: "install.sh" | "run.sh", env: Record<string, string>) {
+  const child = Bun.spawn(["sh", join(ROOT, "action", script)], { cwd: env.GITHUB_WORKSPACE, env, stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: 25_000 })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { stdout, stderr, code }
+}
+
+/** The step outputs as the runner reads GITHUB_OUTPUT: `name=value` lines and `name<<DELIMITER` blocks. */
+function outputs(file: string): Record<string, string> {
+  const lines = readFileSync(file, "utf8").split("\n")
+  const values: Record<string, string> = {}
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    const block = /^([^=<]+)<<(.+)$/.exec(line)
+    if (block) {
+      const end = lines.indexOf(block[2]!, i + 1)
+      if (end < 0) throw new Error(`no closing delimiter for ${block[1]}`)
+      values[block[1]!] = lines.slice(i + 1, end).join("\n")
+      i = end
+    } else if (line.includes("=")) values[line.slice(0, line.indexOf("="))] = line.slice(line.indexOf("=") + 1)
+  }
+  return values
+}
+
+async function install(env: Record<string, string>, tag = "v9.9.9"): Promise<string> {
+  const result = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: publish(tag, STUB), INPUT_VERSION: tag })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const path = outputs(env.GITHUB_OUTPUT!).path!
+  expect(path).toBe(join(env.RUNNER_TEMP!, "clanka-bin", tag, "clanka"))
+  return path
+}
+
+const work = (script: string, usage = { input: 1000, output: 100 }): FakeTurn => ({ blocks: [{ type: "execute", script }], usage })
+
+test("install checks the binary against SHA256SUMS; run sets the outputs, writes the job summary and keeps the transcript", async () => {
+  const env = job()
+  const bin = await install(env)
+  expect(readFileSync(bin, "utf8")).toBe(STUB)
+  expect(statSync(bin).mode & 0o111).toBe(0o111)
+  expect(downloads.slice(-2)).toEqual(["/download/v9.9.9/SHA256SUMS", `/download/v9.9.9/${ASSET}`])
+
+  model = await startFakeModel("anthropic", [
+    work("await writeFile({path: 'notes.md', content: 'n'}); await writeFile({path: 'app.js', content: 'x'}); console.log('written')"),
+    work("await bash({command: 'exit 3'})"),
+    work("await taskComplete('Done: notes added.\\nSee notes.md for\\n\\nghadelimiter_x and more.')"),
+  ])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "--add notes\n(a prompt that starts like a flag)",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+    INPUT_MAX_BUDGET_USD: "5",
+    INPUT_ARGS: "--max-turns 10\n--turn-timeout 60",
+  })
+  expect(result.code).toBe(0)
+  // The key reaches the model and, on stdout, only the runner's mask command: never the log.
+  expect(model.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`, `Bearer ${KEY}`])
+  expect(model.requests[0]!.lastUserText).toBe("--add notes\n(a prompt that starts like a flag)")
+  expect(result.stdout.split("\n").filter((line) => line.includes(KEY))).toEqual([`::add-mask::${KEY}`])
+  expect(result.stderr).not.toContain(KEY)
+  expect(result.stdout).toContain("clanka run --json -C ")
+  expect(result.stdout).toContain(" --model anthropic/claude-sonnet-4-5 --max-budget-usd 5 --max-turns 10 --turn-timeout 60 -\n")
+
+  const out = outputs(env.GITHUB_OUTPUT!)
+  const events = readFileSync(out["events-file"]!, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
+  const sessionId = events[0].sessionId
+  expect(sessionId).toMatch(/^[0-9a-f-]{36}$/)
+  expect(out).toEqual({
+    path: bin,
+    "exit-code": "0",
+    "session-id": sessionId,
+    "cost-usd": String(events.at(-1).usage.costUsd),
+    turns: "3",
+    summary: "Done: notes added.\nSee notes.md for\n\nghadelimiter_x and more.",
+    "events-file": join(env.RUNNER_TEMP!, out["events-file"]!.slice(env.RUNNER_TEMP!.length + 1)),
+    "artifact-dir": out["events-file"]!.replace(/events\.ndjson$/, "artifact"),
+  })
+  expect(Number(out["cost-usd"])).toBeGreaterThan(0)
+
+  const summary = readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")
+  expect(summary).toStartWith("## ✅ clanka finished\n\nDone: notes added.\nSee notes.md for\n\nghadelimiter_x and more.\n\n| | |\n")
+  expect(summary).toContain("| Turns | 3 |\n")
+  expect(summary).toContain("| Tokens | 3,000 input · 300 output |\n")
+  expect(summary).toContain("| Scripts | 3 run, 1 failed |\n")
+  expect(summary).toContain("### Scripts that failed (1 of 3)\n\n- Script 2: `")
+  expect(summary).toEndWith("<details>\n<summary>2 files changed</summary>\n\n- modified `app.js`\n- untracked `notes.md`\n\n</details>\n")
+
+  // The artifact a later job downloads: the transcript (sessions dir of this job) and the events.
+  expect(readdirSync(out["artifact-dir"]!).sort()).toEqual([`${sessionId}.jsonl`, "events.ndjson"])
+  expect(readFileSync(join(out["artifact-dir"]!, `${sessionId}.jsonl`), "utf8")).not.toContain(KEY)
+
+  // A follow-up job on another runner: the artifact is downloaded to RUNNER_TEMP/clanka-resume.
+  const next = job()
+  const bin2 = await install(next)
+  cpSync(out["artifact-dir"]!, join(next.RUNNER_TEMP!, "clanka-resume"), { recursive: true })
+  model = await startFakeModel("anthropic", [work("await taskComplete('Reviewed the notes.')")])
+  const resumed = await step("run.sh", {
+    ...next,
+    CLANKA_BIN: bin2,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "now review what you did",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+    INPUT_RESUME: sessionId,
+    INPUT_RESUME_DIR: join(next.RUNNER_TEMP!, "clanka-resume"),
+  })
+  expect(resumed.stderr).not.toContain("clanka: ")
+  expect(resumed.code).toBe(0)
+  // The model sees the first job's conversation before the new prompt.
+  const history = JSON.stringify(model.requests[0]!.body.messages)
+  expect(history).toContain("(a prompt that starts like a flag)")
+  expect(history).toContain("written")
+  expect(model.requests[0]!.lastUserText).toBe("now review what you did")
+  const again = outputs(next.GITHUB_OUTPUT!)
+  expect(again["session-id"]).toBe(sessionId)
+  expect(again.summary).toBe("Reviewed the notes.")
+  expect(readFileSync(next.GITHUB_STEP_SUMMARY!, "utf8")).toContain(`| Session | \`${sessionId}\` (resumed) |`)
+}, 60_000)
+
+test("a failed run: the step exits with clanka's code, the outputs and job summary say why", async () => {
+  const env = job()
+  const bin = await install(env)
+  model = await startFakeModel("anthropic", [{ error: { status: 401, message: "invalid x-api-key" } }])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: "wrong",
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+  })
+  expect(result.code).toBe(1)
+  const out = outputs(env.GITHUB_OUTPUT!)
+  expect(out["exit-code"]).toBe("1")
+  expect(out.summary).toContain("ANTHROPIC_API_KEY")
+  expect(out.turns).toBe("0")
+  expect(result.stdout).toContain(`::error title=clanka::clanka exited with 1: ${out.summary}`)
+  expect(readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")).toStartWith(`## ❌ clanka failed (exit 1)\n\n> `)
+})
+
+test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
+  const env = job()
+  const marker = join(directory, "ran")
+  const damaged = `#!/bin/sh\ntouch "${marker}"\n`
+  const url = publish("v6.6.6", STUB)
+  release["/download/v6.6.6/" + ASSET] = damaged
+  const result = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: url, INPUT_VERSION: "v6.6.6" })
+  expect(result.code).toBe(1)
+  expect(result.stdout.trimEnd().split("\n").at(-1)).toBe(
+    `::error title=clanka action::checksum mismatch for ${ASSET} (v6.6.6): SHA256SUMS says ${sha256(STUB)}, the download is ${sha256(damaged)}; refusing to run it`,
+  )
+  expect(existsSync(join(env.RUNNER_TEMP!, "clanka-bin", "v6.6.6", "clanka"))).toBe(false)
+  expect(existsSync(marker)).toBe(false)
+  expect(outputs(env.GITHUB_OUTPUT!)).toEqual({})
+
+  // No line for this runner's binary, or no SHA256SUMS at all: refused the same way.
+  publish("v6.6.7", STUB, `${sha256(STUB)}  clanka-darwin-arm64\n`)
+  const unlisted = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: `http://127.0.0.1:${server.port}/download/v6.6.7`, INPUT_VERSION: "v6.6.7" })
+  expect(unlisted.code).toBe(1)
+  expect(unlisted.stdout).toContain(`::error title=clanka action::SHA256SUMS of v6.6.7 has no line for ${ASSET}: refusing to run an unchecked binary`)
+  delete release["/download/v6.6.7/SHA256SUMS"]
+  const unsummed = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: `http://127.0.0.1:${server.port}/download/v6.6.7`, INPUT_VERSION: "v6.6.7" })
+  expect(unsummed.code).toBe(1)
+  expect(unsummed.stdout).toContain(`/download/v6.6.7/SHA256SUMS: refusing to run a binary that cannot be checked`)
+  expect(existsSync(join(env.RUNNER_TEMP!, "clanka-bin", "v6.6.7", "clanka"))).toBe(false)
+})
+
+test("install picks the runner's asset, and the version from the action's own tag", async () => {
+  const env = job()
+  const tagged = join(env.RUNNER_TEMP!, "..", "_actions", "someone", "clanka", "v1.2.3")
+  for (const [os, arch, asset] of [
+    ["macOS", "ARM64", "clanka-darwin-arm64"],
+    ["Windows", "X64", "clanka-windows-x64.exe"],
+  ] as const) {
+    release[`/download/v1.2.3/${asset}`] = STUB
+    release["/download/v1.2.3/SHA256SUMS"] = `${sha256(STUB)} *${asset}\n`
+    const result = await step("install.sh", {
+      ...env,
+      RUNNER_OS: os,
+      RUNNER_ARCH: arch,
+      GITHUB_ACTION_PATH: tagged,
+      INPUT_DOWNLOAD_URL: `http://127.0.0.1:${server.port}/download/v1.2.3`,
+    })
+    expect(result.code).toBe(0)
+    expect(downloads.at(-1)).toBe(`/download/v1.2.3/${asset}`)
+  }
+  const unknown = await step("install.sh", { ...env, RUNNER_ARCH: "ARM", INPUT_DOWNLOAD_URL: "http://127.0.0.1:9/x" })
+  expect(unknown.code).toBe(1)
+  expect(unknown.stdout).toBe("::error title=clanka action::no clanka binary for RUNNER_ARCH=ARM (X64 and ARM64 have one)\n")
+})
+
+test("where bubblewrap is missing, install gets it with apt-get", async () => {
+  // A PATH with every command of this machine except bwrap, and an apt-get that records its call.
+  const bin = join(directory, "path-without-bwrap")
+  mkdirSync(bin)
+  for (const dir of process.env.PATH!.split(":")) {
+    if (!existsSync(dir)) continue
+    for (const name of readdirSync(dir)) {
+      if (name === "bwrap" || name === "apt-get" || existsSync(join(bin, name))) continue
+      symlinkSync(join(dir, name), join(bin, name))
+    }
+  }
+  const log = join(directory, "apt-get.log")
+  writeFileSync(join(bin, "apt-get"), `#!/bin/sh\necho "$@" >> "${log}"\n`)
+  chmodSync(join(bin, "apt-get"), 0o755)
+  const env: Record<string, string> = { ...job(), PATH: bin }
+  const result = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: publish("v9.9.9", STUB), INPUT_VERSION: "v9.9.9" })
+  expect(result.code).toBe(0)
+  expect(result.stdout).toContain("Installing bubblewrap\n")
+  expect(readFileSync(log, "utf8")).toBe("install -y -qq bubblewrap\n")
+
+  writeFileSync(log, "")
+  const skipped = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: publish("v9.9.9", STUB), INPUT_VERSION: "v9.9.9", INPUT_INSTALL_BUBBLEWRAP: "false" })
+  expect(skipped.code).toBe(0)
+  expect(readFileSync(log, "utf8")).toBe("")
+}, 30_000)
+
+test("run refuses a missing prompt, two prompts and a session it has no transcript of (exit 2, nothing run)", async () => {
+  const env: Record<string, string> = { ...job(), CLANKA_BIN: join(directory, "never-run") }
+  const cases: [Record<string, string>, string][] = [
+    [{}, "no prompt: set the prompt or prompt-file input"],
+    [{ INPUT_PROMPT: "a", INPUT_PROMPT_FILE: "b" }, "give prompt or prompt-file, not both"],
+    [{ INPUT_PROMPT: "a", INPUT_RESUME: "0b8f6c1e", INPUT_RESUME_DIR: join(directory, "empty") }, "no transcript of session 0b8f6c1e was downloaded"],
+    [{ INPUT_PROMPT: "a", INPUT_RESUME: "../x" }, 'resume "../x" is not a session id'],
+  ]
+  for (const [inputs, message] of cases) {
+    const result = await step("run.sh", { ...env, ...inputs })
+    expect(result.code).toBe(2)
+    expect(result.stdout).toStartWith(`::error title=clanka action::${message}`)
+  }
+  expect(outputs(env.GITHUB_OUTPUT!)).toEqual({})
+})
