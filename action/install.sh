@@ -6,8 +6,9 @@
 #   INPUT_REPOSITORY    OWNER/NAME of the releases (default: the action's repository)
 #   INPUT_DOWNLOAD_URL  where the assets are, instead of GitHub's release download URL
 #   INPUT_INSTALL_BUBBLEWRAP  "false" to leave the system alone
-#   RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_ACTION_PATH, GITHUB_REPOSITORY
-# Writes the binary's path to the step output `path`.
+#   RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_ACTION_PATH,
+#   GITHUB_REPOSITORY
+# Writes the binary's path to the step output `path` and puts its directory on the job's PATH.
 set -eu
 
 fail() {
@@ -129,4 +130,5 @@ fi
 
 "$bin" --version
 [ -n "${GITHUB_OUTPUT:-}" ] && echo "path=$bin" >>"$GITHUB_OUTPUT"
+[ -n "${GITHUB_PATH:-}" ] && echo "$dir" >>"$GITHUB_PATH"
 exit 0

@@ -64,6 +64,7 @@ function job(): Record<string, string> {
   git(workspace, "add", ".")
   git(workspace, "commit", "-qm", "start")
   writeFileSync(join(root, "output"), "")
+  writeFileSync(join(root, "path"), "")
   writeFileSync(join(root, "summary.md"), "")
   return {
     PATH: process.env.PATH!,
@@ -72,6 +73,7 @@ function job(): Record<string, string> {
     CI: "true",
     GITHUB_ACTIONS: "true",
     GITHUB_OUTPUT: join(root, "output"),
+    GITHUB_PATH: join(root, "path"),
     GITHUB_STEP_SUMMARY: join(root, "summary.md"),
     GITHUB_WORKSPACE: workspace,
     GITHUB_REPOSITORY: "someone/project",
@@ -117,6 +119,8 @@ async function install(env: Record<string, string>, tag = "v9.9.9"): Promise<str
   expect(result.code).toBe(0)
   const path = outputs(env.GITHUB_OUTPUT!).path!
   expect(path).toBe(join(env.RUNNER_TEMP!, "clanka-bin", tag, "clanka"))
+  // Later steps of the job find it on PATH (clanka summary, clanka batch).
+  expect(readFileSync(env.GITHUB_PATH!, "utf8")).toBe(join(env.RUNNER_TEMP!, "clanka-bin", tag) + "\n")
   return path
 }
 
@@ -244,6 +248,7 @@ test("a damaged binary is refused by its checksum: exit 1, one clear error, noth
   expect(existsSync(join(env.RUNNER_TEMP!, "clanka-bin", "v6.6.6", "clanka"))).toBe(false)
   expect(existsSync(marker)).toBe(false)
   expect(outputs(env.GITHUB_OUTPUT!)).toEqual({})
+  expect(readFileSync(env.GITHUB_PATH!, "utf8")).toBe("")
 
   // No line for this runner's binary, or no SHA256SUMS at all: refused the same way.
   publish("v6.6.7", STUB, `${sha256(STUB)}  clanka-darwin-arm64\n`)
@@ -257,7 +262,29 @@ test("a damaged binary is refused by its checksum: exit 1, one clear error, noth
   expect(existsSync(join(env.RUNNER_TEMP!, "clanka-bin", "v6.6.7", "clanka"))).toBe(false)
 })
 
-test("install picks the runner's asset, and the version from the action's own tag", async () => {
+/**
+ * A PATH holding every command of this machine except `without`, plus the given stand-ins (shell
+ * scripts).
+ */
+let paths = 0
+function pathWith(without: string[], standIns: Record<string, string>): string {
+  const bin = join(directory, `path-${++paths}`)
+  mkdirSync(bin)
+  for (const dir of process.env.PATH!.split(":")) {
+    if (!existsSync(dir)) continue
+    for (const name of readdirSync(dir)) {
+      if (without.includes(name) || name in standIns || existsSync(join(bin, name))) continue
+      symlinkSync(join(dir, name), join(bin, name))
+    }
+  }
+  for (const [name, body] of Object.entries(standIns)) {
+    writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`)
+    chmodSync(join(bin, name), 0o755)
+  }
+  return bin
+}
+
+test("install picks the runner's asset, the version from the action's own tag and GitHub's download URL", async () => {
   const env = job()
   const tagged = join(env.RUNNER_TEMP!, "..", "_actions", "someone", "clanka", "v1.2.3")
   for (const [os, arch, asset] of [
@@ -275,27 +302,31 @@ test("install picks the runner's asset, and the version from the action's own ta
     })
     expect(result.code).toBe(0)
     expect(downloads.at(-1)).toBe(`/download/v1.2.3/${asset}`)
+    expect(outputs(env.GITHUB_OUTPUT!).path).toBe(join(env.RUNNER_TEMP!, "clanka-bin", "v1.2.3", os === "Windows" ? "clanka.exe" : "clanka"))
   }
+
+  // Without download-url: the release of the action's repository and tag on GitHub, or the latest
+  // release of the repository input; curl here records the URL and fails.
+  const log = join(directory, "curl.log")
+  const PATH = pathWith([], { curl: `for url; do :; done; echo "$url" >> "${log}"; exit 22` })
+  const github = await step("install.sh", { ...env, PATH, GITHUB_ACTION_PATH: tagged })
+  expect(github.code).toBe(1)
+  expect(github.stdout).toContain(
+    "::error title=clanka action::could not download https://github.com/someone/clanka/releases/download/v1.2.3/SHA256SUMS: refusing to run a binary that cannot be checked",
+  )
+  await step("install.sh", { ...env, PATH, INPUT_REPOSITORY: "other/fork" })
+  expect(readFileSync(log, "utf8")).toBe(
+    "https://github.com/someone/clanka/releases/download/v1.2.3/SHA256SUMS\nhttps://github.com/other/fork/releases/latest/download/SHA256SUMS\n",
+  )
+
   const unknown = await step("install.sh", { ...env, RUNNER_ARCH: "ARM", INPUT_DOWNLOAD_URL: "http://127.0.0.1:9/x" })
   expect(unknown.code).toBe(1)
   expect(unknown.stdout).toBe("::error title=clanka action::no clanka binary for RUNNER_ARCH=ARM (X64 and ARM64 have one)\n")
-})
+}, 30_000)
 
 test("where bubblewrap is missing, install gets it with apt-get", async () => {
-  // A PATH with every command of this machine except bwrap, and an apt-get that records its call.
-  const bin = join(directory, "path-without-bwrap")
-  mkdirSync(bin)
-  for (const dir of process.env.PATH!.split(":")) {
-    if (!existsSync(dir)) continue
-    for (const name of readdirSync(dir)) {
-      if (name === "bwrap" || name === "apt-get" || existsSync(join(bin, name))) continue
-      symlinkSync(join(dir, name), join(bin, name))
-    }
-  }
   const log = join(directory, "apt-get.log")
-  writeFileSync(join(bin, "apt-get"), `#!/bin/sh\necho "$@" >> "${log}"\n`)
-  chmodSync(join(bin, "apt-get"), 0o755)
-  const env: Record<string, string> = { ...job(), PATH: bin }
+  const env: Record<string, string> = { ...job(), PATH: pathWith(["bwrap"], { "apt-get": `echo "$@" >> "${log}"` }) }
   const result = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: publish("v9.9.9", STUB), INPUT_VERSION: "v9.9.9" })
   expect(result.code).toBe(0)
   expect(result.stdout).toContain("Installing bubblewrap\n")
