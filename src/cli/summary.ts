@@ -8,7 +8,6 @@ import { defineCommand } from "citty"
 import { summary as spec } from "./commands.ts"
 import { stat } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
-import { changedFiles } from "../ci/changed-files.ts"
 import { FactsCollector, type RunFacts } from "../ci/facts.ts"
 import { renderSummary } from "../ci/markdown.ts"
 import { errorMessage } from "../util/error-message.ts"
@@ -27,7 +26,8 @@ export default defineCommand({
     const source = file === "-" ? "stdin" : file
     if (collector.events === 0) throw new UsageError(`${source} holds no clanka events (write them with clanka run --json > FILE)`)
     const facts = collector.facts()
-    const changed = args.git === undefined ? undefined : await changedFiles(args.git, args.since)
+    // git runs only when asked: the module that calls it loads with --git.
+    const changed = args.git === undefined ? undefined : await (await import("../ci/changed-files.ts")).changedFiles(args.git, args.since)
     if (args.get !== undefined) {
       process.stdout.write(plain(FIELDS[args.get]!(facts)) + "\n")
     } else if (args.json) {
