@@ -22,7 +22,8 @@ async function validate(file: string) {
 const workflows = readdirSync(join(ROOT, ".github/workflows")).map((name) => `.github/workflows/${name}`)
 
 test("action.yml and every workflow file pass action-validator; a broken one does not", async () => {
-  expect(workflows.sort()).toEqual([".github/workflows/ci.yml", ".github/workflows/release.yml"])
+  expect(workflows).toContain(".github/workflows/ci.yml")
+  expect(workflows).toContain(".github/workflows/release.yml")
   for (const file of ["action.yml", ...workflows]) {
     expect({ file, ...(await validate(file)) }).toEqual({ file, code: 0, output: "" })
   }
