@@ -16,8 +16,8 @@
 import type { Agent } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import { ExitCode, UsageError } from "../errors.ts"
-import { visible } from "../output/visible.ts"
 import type { Interrupt } from "./interrupt.ts"
+import { consumeEvents } from "./consume-events.ts"
 import type { Sink } from "../output/sink.ts"
 import type { ImagePart } from "../providers/model.ts"
 
@@ -90,7 +90,7 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     const signal = AbortSignal.any([controller.signal, interrupt.signal])
     const send = agent.send(prompt, { signal, ...(images ? { images } : {}) })
     images = undefined
-    const done = run(send, print, interrupt).then((code) => {
+    const done = consumeEvents(send, print, interrupt).then((code) => {
       last = code
       current = undefined
       next()
@@ -124,18 +124,4 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   if (interrupt.signal.aborted) return ExitCode.interrupted
   if (last === undefined) throw new UsageError('--input ndjson: the input held no prompt; send {"type":"prompt","text":"…"} lines on stdin')
   return last
-}
-
-/** Prints one run's events; its AgentError is also one line on stderr, as in `clanka run`. */
-async function run(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void, interrupt: Interrupt): Promise<number> {
-  let code: number = ExitCode.failed
-  for await (const event of events) {
-    print(event)
-    if (event._tag === "AgentFinished") code = ExitCode.ok
-    if (event._tag === "AgentError") {
-      code = event.exitCode
-      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) process.stderr.write(`clanka: ${visible(event.message)}\n`)
-    }
-  }
-  return code
 }

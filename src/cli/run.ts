@@ -15,6 +15,7 @@ import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
 import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { conversationHelp } from "./help.ts"
+import { consumeEvents } from "./consume-events.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
 import { slashCommand } from "./slash-commands.ts"
@@ -154,7 +155,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     }, { executorKind: sshList.length > 0 ? "ssh" : args.executor !== undefined ? "command" : "local", ...(sshList[0] ? { host: sshList[0].name } : {}) })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
-    if (prompt !== undefined) return await consume(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)
+    if (prompt !== undefined) return await consumeEvents(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)
     if (args.input) return await driveFromInput(agent, print, interrupt, images ? { images } : {})
     return await converse(agent, print, model, executor, interrupt, images)
   } finally {
@@ -165,22 +166,6 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   }
 }
 
-/**
- * Prints the events; an AgentError is also one line on stderr, except when the run stopped
- * because the reader of stdout left (`clanka run … | head -1`): that ends quietly, as exec does.
- */
-async function consume(events: AsyncIterable<AgentEvent>, print: (event: AgentEvent) => void, interrupt: Interrupt): Promise<number> {
-  let code: number = ExitCode.failed
-  for await (const event of events) {
-    print(event)
-    if (event._tag === "AgentFinished") code = ExitCode.ok
-    if (event._tag === "AgentError") {
-      code = event.exitCode
-      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) process.stderr.write(`clanka: ${visible(event.message)}\n`)
-    }
-  }
-  return code
-}
 
 /**
  * Conversation mode on a terminal: each line is a prompt; lines typed while the agent works
@@ -211,7 +196,7 @@ async function converse(
       const signal = current.signal
       const attached = images
       images = undefined
-      turn = consume(agent.send(line, { signal, ...(attached ? { images: attached } : {}) }), print, interrupt).then((code) => {
+      turn = consumeEvents(agent.send(line, { signal, ...(attached ? { images: attached } : {}) }), print, interrupt).then((code) => {
         last = code === ExitCode.interrupted ? ExitCode.ok : code
         current = undefined
         if (!closed) rl.prompt()

@@ -7,6 +7,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { processAlive } from "../util/process-alive.ts"
 
 const PREFIX = "clanka-sandbox-"
 const live = new Set<string>()
@@ -62,15 +63,6 @@ function sweep(base: string): void {
   }
   for (const name of names) {
     const pid = Number(name.match(/^clanka-sandbox-(\d+)-/)?.[1])
-    if (pid && pid !== process.pid && !alive(pid)) remove(join(base, name))
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    if (pid && pid !== process.pid && !processAlive(pid)) remove(join(base, name))
   }
 }

@@ -10,6 +10,7 @@
  */
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { processAlive } from "../util/process-alive.ts"
 
 export const MAX_PROCESSES = 1024
 
@@ -107,7 +108,7 @@ function makeCgroup(max: number): Cgroup | undefined {
 function sweep(parent: string): void {
   for (const name of readdirSync(parent)) {
     const pid = Number(name.match(/^clanka-(\d+)-\d+$/)?.[1])
-    if (!pid || pid === process.pid || alive(pid)) continue
+    if (!pid || pid === process.pid || processAlive(pid)) continue
     removeCgroup({ dir: join(parent, name), v2: existsSync(join(parent, name, "cgroup.kill")) })
   }
 }
@@ -129,14 +130,6 @@ function removeCgroup(group: Cgroup): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 function read(path: string): string {
   try {
