@@ -21,6 +21,7 @@ import { openSession, sessionSource, type SessionFlags } from "../cli/session-fl
 import { mcpServersOf } from "./mcp.ts"
 import { promptOf } from "./prompt.ts"
 import { UpdateMapper } from "./updates.ts"
+import { traceAgent } from "../telemetry/index.ts"
 
 /** `clanka acp`'s flags: run's, without the prompt, the output and the session choice. */
 export interface AcpFlags extends ExecutorFlags {
@@ -76,7 +77,7 @@ export class AcpSession {
     if (request.load !== undefined) args.resume = request.load
     // A loaded session brings its model unless -m names one (its place is the editor's).
     const source = sessionSource(args)
-    const { config, sources } = projectConfig(args)
+    const { config, sources, directory } = projectConfig(args)
     const { model, subagentModel, spec } = await models(args, config, sources)
     // Flags beat the config files, as in run.
     const maxTurns = positiveWholeNumber("--max-turns", args["max-turns"] ?? (config.maxTurns === undefined ? undefined : String(config.maxTurns)))
@@ -93,8 +94,11 @@ export class AcpSession {
       const session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
       const context = await user
       for (const line of context?.warnings ?? []) process.stderr.write(`clanka: ${line}\n`)
-      const agent = createAgent({
+      // The config's hooks, as for run: in the project's directory, on this machine.
+      const hooks = config.hooks && (await import("../agent/hooks.ts")).createHooks(config.hooks, { cwd: directory })
+      const agent = await traceAgent(createAgent, {
         ...(context ? { user: context } : {}),
+        ...(hooks ? { hooks } : {}),
         ...(session.recorder ? { session: session.recorder } : {}),
         ...(session.history ? { history: session.history } : {}),
         resumedFrom: session.resumedFrom,
@@ -109,7 +113,7 @@ export class AcpSession {
         ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
         ...(compactAt === undefined ? {} : { compactAt }),
         ...(maxDepth === undefined ? {} : { maxDepth }),
-      })
+      }, { executorKind: hosts.length > 0 ? "ssh" : flags.executor !== undefined ? "command" : "local", ...(hosts[0] ? { host: hosts[0].name } : {}) })
       const saved = source ? savedEvents(readTranscriptText(source)) : []
       return new AcpSession(agent.sessionId, agent, model, executors, session.recorder, saved)
     } catch (error) {

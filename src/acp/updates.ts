@@ -1,8 +1,8 @@
 /**
  * The agent's events (SPEC section 3) as ACP `session/update` notifications: the model's answer
  * text as agent_message_chunk, its thinking as agent_thought_chunk, each script as a tool call
- * (announced once written, with its first line as title and the script as rawInput) that its
- * output completes or fails, each sub-agent as a tool call its summary completes, and the
+ * (announced once written, with its first line as title and the script as rawInput) whose output
+ * shows as it is printed and then completes or fails it, each sub-agent as a tool call its summary completes, and the
  * context and cost as usage_update. The same mapping replays a saved session (session/load).
  * Types only from the SDK: this module loads nothing.
  */
@@ -31,7 +31,7 @@ export class UpdateMapper {
   /** The script being written, until its ScriptEnd. */
   private script: string | undefined
   /** Scripts announced and waiting for their output, oldest first (every ScriptEnd gets one ScriptOutput). */
-  private pending: { id: string; script: string }[] = []
+  private pending: { id: string; script: string; printed: string }[] = []
   private subagents = new Map<string, string>()
   /** The answer text streamed for the current prompt, without whitespace: the summary is not repeated. */
   private answered = ""
@@ -74,8 +74,16 @@ export class UpdateMapper {
         const script = this.script ?? ""
         this.script = undefined
         const id = `script-${++this.counter}`
-        this.pending.push({ id, script })
+        this.pending.push({ id, script, printed: "" })
         return [{ sessionUpdate: "tool_call", toolCallId: id, title: scriptTitle(script), kind: "execute", status: "in_progress", rawInput: { script } }]
+      }
+      case "ScriptOutputDelta": {
+        // Scripts run one after the other: the running one is the oldest waiting. A tool call's
+        // content is replaced by each update, so each carries all printed so far (at most 64 KiB).
+        const call = this.pending[0]
+        if (!call) return []
+        call.printed += event.text
+        return [{ sessionUpdate: "tool_call_update", toolCallId: call.id, content: [text(call.printed)] }]
       }
       case "ScriptOutput": {
         const call = this.pending.shift()

@@ -32,7 +32,7 @@ test.skipIf(!available)("a session's scripts run on the --ssh host's directory; 
     await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION })
     const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: host.local, mcpServers: [] })
     expect(await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "what is there?" }] })).toEqual({ stopReason: "end_turn" })
-    expect(editor.updates(sessionId).find((update) => update.sessionUpdate === "tool_call_update")).toMatchObject({
+    expect(editor.updates(sessionId).findLast((update) => update.sessionUpdate === "tool_call_update")).toMatchObject({
       status: "completed",
       content: [{ type: "content", content: { type: "text", text: "remote readme\n README.md\n" } }],
     })

@@ -58,6 +58,7 @@ const FIRST_PROMPT: FakeTurn[] = [
   { blocks: [{ type: "reasoning", text: "Let me look." }, { type: "text", text: "Reading." }, { type: "execute", script: READ_NOTE }] },
   { blocks: [{ type: "text", text: "It says hello." }] },
 ]
+/** The updates of FIRST_PROMPT, as a replay shows them: without the output printed as the script ran. */
 const FIRST_UPDATES = [
   { sessionUpdate: "agent_thought_chunk", content: text("Let me look.") },
   { sessionUpdate: "agent_message_chunk", content: text("Reading.") },
@@ -67,6 +68,8 @@ const FIRST_UPDATES = [
   { sessionUpdate: "agent_message_chunk", content: text("It says hello.") },
   usage(0.00021),
 ]
+/** Live, the output also shows while the script runs (all of it so far: ACP replaces a tool call's content). */
+const FIRST_LIVE_UPDATES = [...FIRST_UPDATES.slice(0, 4), { sessionUpdate: "tool_call_update", toolCallId: "script-1", content: output("hello note\n\n") }, ...FIRST_UPDATES.slice(4)]
 
 test("initialize: ACP v1, sessions can be loaded, images and embedded context in prompts, HTTP MCP servers", async () => {
   server = await startFakeModel("anthropic", [])
@@ -88,7 +91,7 @@ test("a prompt streams the thinking, the answer, each script as a tool call with
   await start(FIRST_PROMPT)
   const sessionId = await newSession()
   expect(await prompt(sessionId, "what does the note say?")).toEqual({ stopReason: "end_turn" })
-  expect(editor!.updates(sessionId)).toEqual(FIRST_UPDATES as acp.SessionUpdate[])
+  expect(editor!.updates(sessionId)).toEqual(FIRST_LIVE_UPDATES as acp.SessionUpdate[])
   // The script ran in the editor's cwd, and the model got its output.
   expect(server!.requests[1]!.toolResults).toEqual(["hello note\n\n"])
   // Saved as `run` saves a session: its transcript is named by the session id.
@@ -118,7 +121,8 @@ test("the todo list becomes the plan; a script that throws fails its tool call; 
       ],
     },
     { sessionUpdate: "tool_call", toolCallId: "script-2", title: 'throw new Error("boom")', kind: "execute", status: "in_progress", rawInput: { script: 'throw new Error("boom")' } },
-    { sessionUpdate: "tool_call_update", toolCallId: "script-2", status: "failed", content: [{ type: "content", content: { type: "text", text: expect.stringContaining("The script failed: Error: boom") } }] },
+    { sessionUpdate: "tool_call_update", toolCallId: "script-2", content: output('Error: boom (line 1)\n  1 | throw new Error("boom")\n') },
+    { sessionUpdate: "tool_call_update", toolCallId: "script-2", status: "failed", content: output('Error: boom (line 1)\n  1 | throw new Error("boom")\nThe script failed: Error: boom (line 1)') },
     { sessionUpdate: "tool_call", toolCallId: "script-3", title: 'await taskComplete("All done.")', kind: "execute", status: "in_progress", rawInput: { script: 'await taskComplete("All done.")' } },
     { sessionUpdate: "tool_call_update", toolCallId: "script-3", status: "completed", content: output("(no output)") },
     { sessionUpdate: "agent_message_chunk", content: text("All done.") },
@@ -133,12 +137,13 @@ test("session/cancel stops the running script: the prompt ends cancelled, its to
   const sessionId = await newSession()
   const started = performance.now()
   const running = prompt(sessionId, "wait a while")
-  await editor!.waitForUpdates(sessionId, 1)
-  await Bun.sleep(300)
+  // The tool call, the usage, then "started" as the script prints it: it runs.
+  const seen = await editor!.waitForUpdates(sessionId, 3)
+  expect(seen[2]).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "script-1", content: output("started\n") })
   await editor!.agent.notify(acp.methods.agent.session.cancel, { sessionId })
   expect(await running).toEqual({ stopReason: "cancelled" })
   expect(performance.now() - started).toBeLessThan(15_000)
-  const call = editor!.updates(sessionId).find((update) => update.sessionUpdate === "tool_call_update")
+  const call = editor!.updates(sessionId).findLast((update) => update.sessionUpdate === "tool_call_update")
   expect(call).toMatchObject({ toolCallId: "script-1", status: "failed" })
   expect(JSON.stringify(call)).toContain("[interrupted by the user]")
   // The conversation goes on, and the model is told the script was stopped.

@@ -88,8 +88,8 @@ describe("the compiled binary, alone", () => {
       await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION })
       const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [] })
       expect(await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "6 times 7?" }] })).toEqual({ stopReason: "end_turn" })
-      expect(editor.updates(sessionId).map((update) => update.sessionUpdate)).toEqual(["agent_thought_chunk", "tool_call", "usage_update", "tool_call_update", "agent_message_chunk", "usage_update"])
-      expect(editor.updates(sessionId)[3]).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "42\n" } }] })
+      expect(editor.updates(sessionId).map((update) => update.sessionUpdate)).toEqual(["agent_thought_chunk", "tool_call", "usage_update", "tool_call_update", "tool_call_update", "agent_message_chunk", "usage_update"])
+      expect(editor.updates(sessionId)[4]).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "42\n" } }] })
     } finally {
       expect(await editor.close()).toBe(0)
       await server.close()
