@@ -245,6 +245,7 @@ export function createAgent(options: AgentOptions): Agent {
           durationMs: Math.round(performance.now() - started),
           turns: result.turns,
           usage: usage.snapshot(),
+          ...(result.stop ? { stop: result.stop } : {}),
         })
       } catch (error) {
         const interrupted = controller.signal.aborted

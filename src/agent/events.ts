@@ -26,7 +26,8 @@ export interface RetryInfo {
 
 /** Events of one agent's own work: what a sub-agent's SubagentPart can carry. */
 export type ContentPart =
-  | { _tag: "ReasoningStart" }
+  /** `thinking`: the model's reasoning (thinking) rather than its answer text. */
+  | { _tag: "ReasoningStart"; thinking?: true }
   | { _tag: "ReasoningDelta"; delta: string }
   | { _tag: "ReasoningEnd" }
   | { _tag: "ScriptStart" }
@@ -38,7 +39,8 @@ export type ContentPart =
    * model gets.
    */
   | { _tag: "ScriptOutputDelta"; id: string; text: string }
-  | { _tag: "ScriptOutput"; output: string }
+  /** `failed`: the script threw, timed out, was stopped or did not run. */
+  | { _tag: "ScriptOutput"; output: string; failed?: true }
   | ({ _tag: "Usage"; durationMs: number } & RunUsage)
   | { _tag: "ErrorRetry"; error: RetryInfo }
   | { _tag: "StructuredOutput"; value: unknown }
@@ -79,7 +81,8 @@ export type AgentEvent =
     }
   | ContentPart
   | SubagentEvent
-  | { _tag: "AgentFinished"; summary: string; durationMs: number; turns: number; usage: RunUsage }
+  /** `stop`: the last response was cut at the model's output limit, or the model refused. */
+  | { _tag: "AgentFinished"; summary: string; durationMs: number; turns: number; usage: RunUsage; stop?: "length" | "refusal" }
   | { _tag: "AgentError"; message: string; exitCode: number }
 
 export type AgentEventTag = AgentEvent["_tag"]

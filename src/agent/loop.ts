@@ -79,6 +79,8 @@ interface LoopRun {
 interface LoopResult {
   summary: string
   turns: number
+  /** The conversation's answer was cut at the output limit, or the model refused. */
+  stop?: "length" | "refusal"
 }
 
 /** Ends a run: the message is the AgentError line, exitCode the process's. */
@@ -129,7 +131,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
       // A line typed after the answer's last block ended but before the response did is still
       // steering: it gets its turn instead of being dropped when the run ends.
       if (run.conversation && run.steering?.length) continue
-      if (run.conversation) return { summary: text, turns }
+      if (run.conversation) return { summary: text, turns, ...(turn.stop === "length" || turn.stop === "refusal" ? { stop: turn.stop } : {}) }
       if (nudges < shared.maxNudges) {
         nudges++
         addMessage(run, { role: "user", content: NUDGE })
@@ -154,7 +156,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         if (result.stopped) {
           // The model gets what the script printed before it was stopped, so a conversation
           // goes on from the truth.
-          answer(run, call, result.output, result.images)
+          answer(run, call, result.output, result.images, true)
           throw result.stopped
         }
         let content = result.output
@@ -172,7 +174,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
             }
           }
         }
-        answer(run, call, content, result.images)
+        answer(run, call, content, result.images, result.failed)
         // taskComplete ends the run after the current script: later scripts do not run.
         if (completed !== undefined) break
         checkBudget(shared)
@@ -186,7 +188,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
         : completed !== undefined
           ? TASK_ALREADY_COMPLETE
           : "(not run: the run ended before this script)"
-      for (const call of calls) answer(run, call, reason)
+      for (const call of calls) answer(run, call, reason, undefined, true)
     }
     if (completed !== undefined) {
       if (structured) run.emit({ _tag: "StructuredOutput", value: structured.value })
@@ -204,8 +206,8 @@ function checkBudget(shared: LoopShared): void {
  * The one place a tool result is recorded: the model gets `content`, and an `execute` call (whose
  * Script block the stream showed) gets the same text as its ScriptOutput.
  */
-function answer(run: LoopRun, call: ToolCall, content: string, images?: ImagePart[]): void {
-  if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content })
+function answer(run: LoopRun, call: ToolCall, content: string, images?: ImagePart[], failed?: boolean): void {
+  if (call.name === EXECUTE_TOOL.name) run.emit({ _tag: "ScriptOutput", output: content, ...(failed ? { failed: true as const } : {}) })
   addMessage(run, { role: "tool", toolCallId: call.id, content, ...(images?.length ? { images } : {}) })
 }
 
@@ -285,7 +287,7 @@ async function turnWithRetries(shared: TurnSettings, run: LoopRun, tools: ToolSp
   for (let attempt = 0; ; attempt++) {
     let scripts = 0
     const dropScripts = (output: string) => {
-      for (; scripts > 0; scripts--) run.emit({ _tag: "ScriptOutput", output })
+      for (; scripts > 0; scripts--) run.emit({ _tag: "ScriptOutput", output, failed: true })
     }
     try {
       const turn = await streamTurn({
@@ -345,6 +347,8 @@ interface ToolCallResult {
   /** What the script showed the model (readImage, MCP tools), to go after `output`. */
   images?: ImagePart[]
   summary?: string
+  /** The script threw, did not parse, timed out or never ran. */
+  failed?: boolean
   /** The run must stop (interrupted, executor lost); `output` is what the script printed until then. */
   stopped?: RunError
 }
@@ -355,6 +359,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   if (script === undefined) {
     return {
       output: `error: execute takes {"script": "<JavaScript program>"} but got ${describeInput(call.input)}; nothing ran. Call execute again with the program in "script".`,
+      failed: true,
     }
   }
 
@@ -409,7 +414,7 @@ async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCall): Pr
   if (stopped) return { output: `${output}${newline}${stopped.note}`, stopped: stopped.error, ...withImages }
   if (failure !== undefined) output += `${newline}The script failed: ${failure}`
   if (!output) output = "(no output)"
-  return { output, ...withImages, ...(summary === undefined ? {} : { summary }) }
+  return { output, ...withImages, ...(summary === undefined ? {} : { summary }), ...(failure === undefined ? {} : { failed: true }) }
 }
 
 function unknownToolError(shared: LoopShared, name: string): string {

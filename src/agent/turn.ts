@@ -30,7 +30,7 @@ export interface TurnResult {
   content: AssistantContent[]
   toolCalls: ToolCall[]
   usage: TokenUsage
-  stop: "tool" | "end" | "length" | "steered"
+  stop: "tool" | "end" | "length" | "refusal" | "steered"
   durationMs: number
 }
 
@@ -112,7 +112,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
         else if (block.text.trim()) {
           // The block starts at its first visible character; the whitespace held back until then
           // goes out with it, so the deltas still add up to the exact text.
-          request.emit({ _tag: "ReasoningStart" })
+          request.emit(block.kind === "reasoning" ? { _tag: "ReasoningStart", thinking: true } : { _tag: "ReasoningStart" })
           request.emit({ _tag: "ReasoningDelta", delta: block.text })
           block.open = true
         }

@@ -24,6 +24,7 @@ const modules: Record<string, () => Promise<CommandDef<any>>> = {
   mcp: () => import("./mcp.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
   summary: () => import("./summary.ts").then((m) => m.default),
+  acp: () => import("./acp.ts").then((m) => m.default),
 }
 
 /**

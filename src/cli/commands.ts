@@ -188,6 +188,29 @@ export const summary = {
   },
 } as const
 
+/** run's flags that choose the model, the executor and the sandbox: not the prompt, the output, the images or the session to go on from. */
+const acpFlags = [
+  "model",
+  "subagent-model",
+  ...Object.keys(executorArgs).filter((name) => name !== "directory"),
+  "max-turns",
+  "turn-timeout",
+  "system",
+  "session",
+  "compact-at",
+  "max-budget-usd",
+  "max-depth",
+]
+
+export const acp = {
+  meta: { name: "acp", description: "Serve the Agent Client Protocol on stdin/stdout for an editor; each session works in the editor's directory" },
+  args: {
+    ...(Object.fromEntries(Object.entries(run.args).filter(([name]) => acpFlags.includes(name))) as ArgsDef),
+    // Each ACP session is saved, and every prompt of it is a run.
+    session: { ...sessionArgs.session, description: "save each ACP session as a clanka session (the default; session/load needs it)" },
+  },
+} as const
+
 export const help = {
   meta: { name: "help", description: "Print this help, or the help of COMMAND (the same as clanka COMMAND --help)" },
   args: {
@@ -201,4 +224,4 @@ export interface CommandSpec {
 }
 
 /** Every command, in the order the help lists them. */
-export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, help }
+export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, acp, help }

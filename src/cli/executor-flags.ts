@@ -115,15 +115,21 @@ export function callsSearch(script: string): boolean {
   return /\bsearch\s*\(/.test(script)
 }
 
-interface OpenOptions {
+export interface OpenOptions {
   /** A search is likely: a sandboxed local executor gets a persistent index directory. */
   searchLikely?: boolean
+  /** MCP servers the user gave some other way (an editor's ACP session): trusted, beside the config's. */
+  mcpServers?: Record<string, McpServerConfig>
   progress?: ConnectOptions["progress"]
 }
 
 /** One executor; flags beat the config files. */
 async function openOne(args: ExecutorFlags, ssh: string | undefined, options: OpenOptions): Promise<Executor> {
-  const { config, servers, unavailable, sources } = projectConfig(args)
+  const project = projectConfig(args)
+  const { config, sources } = project
+  const servers = { ...project.servers, ...options.mcpServers }
+  // A server the editor gives is there, whatever the files said of one of that name.
+  const unavailable = project.unavailable.filter((each) => !(each.server in servers))
   // The files' sandbox, network, writable and env apply to executors this process starts: not to
   // an --executor command (it picks its own), and env only to a local one.
   const files = args.executor === undefined ? config : {}

@@ -53,7 +53,7 @@ export default defineCommand({
 })
 
 /** Without --model or CLANKA_MODEL, the provider whose key is set picks the model. */
-function defaultModel(env: Record<string, string | undefined>): string | undefined {
+export function defaultModel(env: Record<string, string | undefined>): string | undefined {
   if (env.ANTHROPIC_API_KEY) return "anthropic/claude-sonnet-4-5"
   if (env.OPENAI_API_KEY) return "openai/gpt-5"
   return undefined
@@ -287,11 +287,11 @@ async function readSchema(file: string): Promise<unknown> {
   return schema
 }
 
-function positiveWholeNumber(flag: string, value: string | undefined): number | undefined {
+export function positiveWholeNumber(flag: string, value: string | undefined): number | undefined {
   return wholeNumber(flag, value, 1)
 }
 
-function wholeNumber(flag: string, value: string | undefined, min: 0 | 1): number | undefined {
+export function wholeNumber(flag: string, value: string | undefined, min: 0 | 1): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
   if (value.trim() === "" || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} takes a ${min === 1 ? "positive " : ""}whole number, got "${value}"`)
@@ -299,7 +299,7 @@ function wholeNumber(flag: string, value: string | undefined, min: 0 | 1): numbe
 }
 
 /** A budget that cannot be enforced (a model without a price) is refused, not ignored. */
-function budgetFlag(value: string | undefined, models: Model[]): number | undefined {
+export function budgetFlag(value: string | undefined, models: Model[]): number | undefined {
   if (value === undefined) return undefined
   const usd = Number(value)
   if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`--max-budget-usd takes a positive amount in US dollars, got "${value}"`)

@@ -176,8 +176,9 @@ function imageBlocks(images: readonly ImagePart[] | undefined): ImageBlockParam[
   return (images ?? []).map((image) => ({ type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } }))
 }
 
-function stopReason(reason: StopReason | null): "tool" | "end" | "length" {
+function stopReason(reason: StopReason | null): "tool" | "end" | "length" | "refusal" {
   if (reason === "tool_use") return "tool"
+  if (reason === "refusal") return "refusal"
   if (reason === "max_tokens" || reason === "model_context_window_exceeded") return "length"
   return "end"
 }

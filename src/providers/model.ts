@@ -17,7 +17,8 @@ export type Part =
   | { type: "tool-call"; id: string; name: string; input: unknown }
   /** Provider data that must be echoed back on the next request (signatures, encrypted reasoning). */
   | { type: "provider-data"; data: unknown }
-  | { type: "finish"; stop: "tool" | "end" | "length"; usage: TokenUsage }
+  /** `refusal`: the model declined to answer (its safety systems stopped it). */
+  | { type: "finish"; stop: "tool" | "end" | "length" | "refusal"; usage: TokenUsage }
 
 export type AssistantContent =
   | { type: "text"; text: string }

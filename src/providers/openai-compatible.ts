@@ -188,6 +188,6 @@ async function* mapChunks(
     yield { type: "tool-input-end", id: call.id }
     yield { type: "tool-call", id: call.id, name: call.name, input: parseToolInput(call.json) }
   }
-  const stop = finish === "length" ? "length" : calls.size > 0 ? "tool" : "end"
+  const stop = finish === "length" ? "length" : finish === "content_filter" ? "refusal" : calls.size > 0 ? "tool" : "end"
   yield { type: "finish", stop, usage }
 }

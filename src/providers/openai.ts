@@ -156,6 +156,8 @@ async function* mapEvents(
   /** item id → call id of function calls, whose argument deltas name only the item. */
   const calls = new Map<string, string>()
   let sawCall = false
+  /** The model refused (a refusal content part): the response stops as a refusal. */
+  let refused = false
   for await (const event of sdkEvents(events, ctx, onActivity)) {
     switch (event.type) {
       case "response.output_item.added": {
@@ -176,7 +178,10 @@ async function* mapEvents(
         if (event.delta) yield { type: "reasoning-delta", delta: event.delta }
         break
       case "response.output_text.delta":
+        if (event.delta) yield { type: "text-delta", delta: event.delta }
+        break
       case "response.refusal.delta":
+        refused = true
         if (event.delta) yield { type: "text-delta", delta: event.delta }
         break
       case "response.function_call_arguments.delta": {
@@ -204,11 +209,11 @@ async function* mapEvents(
         break
       }
       case "response.completed":
-        yield { type: "finish", stop: sawCall ? "tool" : "end", usage: responsesUsage(event.response.usage) }
+        yield { type: "finish", stop: sawCall ? "tool" : refused ? "refusal" : "end", usage: responsesUsage(event.response.usage) }
         return
       case "response.incomplete": {
         const reason = event.response.incomplete_details?.reason
-        const stop = reason === "max_output_tokens" ? "length" : sawCall ? "tool" : "end"
+        const stop = reason === "max_output_tokens" ? "length" : reason === "content_filter" ? "refusal" : sawCall ? "tool" : "end"
         yield { type: "finish", stop, usage: responsesUsage(event.response.usage) }
         return
       }

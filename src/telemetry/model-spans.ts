@@ -18,7 +18,7 @@ export function usageAttributes(usage: TokenUsage): Attributes {
   }
 }
 
-const FINISH_REASONS = { tool: "tool_calls", end: "stop", length: "length" } as const
+const FINISH_REASONS = { tool: "tool_calls", end: "stop", length: "length", refusal: "content_filter" } as const
 
 /**
  * A model whose every request is a `chat {model}` span. A request that repeats the last one of

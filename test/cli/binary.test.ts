@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { acp, startAcp } from "../support/acp-client.ts"
 import { ROOT } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 import { spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
@@ -75,5 +76,23 @@ describe("the compiled binary, alone", () => {
       stdout: `{\n  "id": 1,\n  "text": "write tests",\n  "completed": false\n}\n`,
       stderr: "",
     })
+  })
+
+  test("acp: an editor (the SDK's client side) runs a prompt with a script", async () => {
+    const server = await startFakeModel("anthropic", [
+      { blocks: [{ type: "reasoning", text: "Multiply." }, { type: "execute", script: "console.log(6 * 7)" }] },
+      { blocks: [{ type: "text", text: "42." }] },
+    ])
+    const editor = await startAcp([], { bin, cwd: dir, env: { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_NO_SESSION: "1" } })
+    try {
+      await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION })
+      const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [] })
+      expect(await editor.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "6 times 7?" }] })).toEqual({ stopReason: "end_turn" })
+      expect(editor.updates(sessionId).map((update) => update.sessionUpdate)).toEqual(["agent_thought_chunk", "tool_call", "usage_update", "tool_call_update", "tool_call_update", "agent_message_chunk", "usage_update"])
+      expect(editor.updates(sessionId)[4]).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "42\n" } }] })
+    } finally {
+      expect(await editor.close()).toBe(0)
+      await server.close()
+    }
   })
 })

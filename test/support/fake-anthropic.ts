@@ -78,7 +78,7 @@ function blockFrames(block: FakeBlock, index: number, request: FakeRequest): str
   return frames
 }
 
-const stopReasons = { tool: "tool_use", end: "end_turn", length: "max_tokens" } as const
+const stopReasons = { tool: "tool_use", end: "end_turn", length: "max_tokens", refusal: "refusal" } as const
 
 const format: FormatSpec = {
   provider: "anthropic",

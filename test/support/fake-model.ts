@@ -52,7 +52,8 @@ export interface FakeUsage {
 export interface FakeReply {
   blocks: FakeBlock[]
   usage?: FakeUsage
-  stop?: "end" | "tool" | "length"
+  /** `refusal`: Anthropic's stop_reason "refusal", OpenAI's content_filter. */
+  stop?: "end" | "tool" | "length" | "refusal"
   delayMs?: number
 }
 export interface FakeError {
@@ -149,7 +150,7 @@ export function blockInput(block: FakeBlock & { type: "execute" | "tool-call" })
     : { name: block.name, json: JSON.stringify(block.input) }
 }
 
-export function stopOf(reply: FakeReply): "end" | "tool" | "length" {
+export function stopOf(reply: FakeReply): "end" | "tool" | "length" | "refusal" {
   return reply.stop ?? (reply.blocks.some((b) => b.type === "execute" || b.type === "tool-call") ? "tool" : "end")
 }
 

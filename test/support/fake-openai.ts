@@ -115,10 +115,10 @@ function responsesFrames(blocks: FakeBlock[], request: FakeRequest, reply: FakeR
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: u.input + u.cacheRead + u.cacheWrite + u.output,
     }
-    if (stopOf(reply) === "length")
+    if (stopOf(reply) === "length" || stopOf(reply) === "refusal")
       emit({
         type: "response.incomplete",
-        response: response("incomplete", output, { usage, incomplete_details: { reason: "max_output_tokens" } }),
+        response: response("incomplete", output, { usage, incomplete_details: { reason: stopOf(reply) === "length" ? "max_output_tokens" : "content_filter" } }),
       })
     else emit({ type: "response.completed", response: response("completed", output, { usage }) })
   }
@@ -204,7 +204,7 @@ function chatFrames(blocks: FakeBlock[], request: FakeRequest, reply: FakeReply 
     }
   })
   if (reply) {
-    const finish = { tool: "tool_calls", end: "stop", length: "length" }[stopOf(reply)]
+    const finish = { tool: "tool_calls", end: "stop", length: "length", refusal: "content_filter" }[stopOf(reply)]
     chunk([{ index: 0, delta: {}, finish_reason: finish }])
     const u = usageOf(reply)
     const prompt = u.input + u.cacheRead
