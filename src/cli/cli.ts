@@ -25,6 +25,7 @@ const modules: Record<string, () => Promise<CommandDef<any>>> = {
   sessions: () => import("./sessions.ts").then((m) => m.default),
   summary: () => import("./summary.ts").then((m) => m.default),
   acp: () => import("./acp.ts").then((m) => m.default),
+  batch: () => import("./batch.ts").then((m) => m.default),
 }
 
 /**

@@ -1,0 +1,76 @@
+import { defineCommand, type ArgsDef } from "citty"
+import { readFile } from "node:fs/promises"
+import { ExitCode, UsageError } from "../errors.ts"
+import { Progress } from "../batch/progress.ts"
+import { agentArgs, agentFlags, countFlag, dollarsFlag, executorArgs, executorFlagGiven, runFlags } from "../batch/run-flags.ts"
+import { resultLine, skipDone } from "../batch/results.ts"
+import type { TaskResult } from "../batch/run-task.ts"
+import { parseTasks } from "../batch/tasks.ts"
+import { catchInterrupts } from "./interrupt.ts"
+
+export default defineCommand({
+  meta: { name: "batch", description: "Run one task per line of a JSONL file, each a clanka run session; one JSON result line per task" },
+  args: {
+    tasks: { type: "positional", required: true, description: 'the tasks file: {"id"?, "prompt", "dir"? | "ssh"?, "model"?, "maxBudgetUsd"?, "maxTurns"?} per line; - reads stdin', valueHint: "TASKS.jsonl" },
+    concurrency: { type: "string", description: "tasks running at once (default 4)", valueHint: "N" },
+    retries: { type: "string", description: "resume a task whose executor was lost (exit 3) up to N times (default 2)", valueHint: "N" },
+    "max-budget-usd": { type: "string", description: "the whole batch's budget: once spent, running tasks stop and the rest do not start", valueHint: "N" },
+    "skip-done": { type: "string", description: "skip the tasks that have a result line with exit code 0 in FILE (append results to it with >>)", valueHint: "FILE" },
+    queue: { type: "string", description: "enqueue the tasks on a shared queue that clanka worker processes run, and collect their results", valueHint: "redis://HOST:PORT/NAME" },
+    ...agentArgs,
+    ...(executorArgs as unknown as ArgsDef),
+  },
+  async run({ args }): Promise<number> {
+    const concurrency = countFlag("--concurrency", args.concurrency, 1, 4)
+    const retries = countFlag("--retries", args.retries, 0, 2)
+    const capUsd = dollarsFlag("--max-budget-usd", args["max-budget-usd"])
+    const agent = agentFlags(args)
+    const source = args.tasks === "-" ? "stdin" : args.tasks
+    let tasks = parseTasks(await readTasks(args.tasks), source)
+    const done = args["skip-done"] === undefined ? undefined : await skipDone(args["skip-done"])
+
+    if (args.queue !== undefined) {
+      // The workers' machines decide where and how scripts run, not the one that enqueues.
+      const given = executorFlagGiven(args)
+      if (given) throw new UsageError(`${given} applies to the machines that run the tasks: give it to clanka worker, not to clanka batch --queue`)
+      if (args.concurrency !== undefined) throw new UsageError("--concurrency with --queue belongs to each clanka worker")
+    }
+    const flags = args.queue === undefined ? runFlags(args, agent) : undefined
+
+    const skipped = done ? tasks.filter((task) => done.has(String(task.id))) : []
+    if (done) tasks = tasks.filter((task) => !done.has(String(task.id)))
+    const progress = new Progress(tasks.length)
+    progress.skipped(skipped.length, args["skip-done"]!)
+    const results: TaskResult[] = []
+    const print = (result: TaskResult) => {
+      results.push(result)
+      process.stdout.write(resultLine(result) + "\n")
+    }
+    const interrupt = catchInterrupts()
+    try {
+      if (tasks.length > 0) {
+        if (args.queue !== undefined) {
+          const { enqueueAndCollect } = await import("../batch/queue/coordinator.ts")
+          await enqueueAndCollect({ url: args.queue, tasks, agent, retries, ...(capUsd === undefined ? {} : { capUsd }), signal: interrupt.signal, print, progress })
+        } else {
+          const { runLocalBatch } = await import("../batch/local.ts")
+          await runLocalBatch({ tasks, flags: flags!, concurrency, retries, ...(capUsd === undefined ? {} : { capUsd }), signal: interrupt.signal, print, progress })
+        }
+      }
+      progress.end(interrupt.signal.aborted)
+    } finally {
+      interrupt.dispose()
+    }
+    if (interrupt.signal.aborted) return ExitCode.interrupted
+    return results.every((result) => result.exitCode === ExitCode.ok) ? ExitCode.ok : ExitCode.failed
+  },
+})
+
+async function readTasks(file: string): Promise<string> {
+  if (file === "-") return await new Response(Bun.stdin.stream()).text()
+  try {
+    return await readFile(file, "utf8")
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}
