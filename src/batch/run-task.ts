@@ -52,6 +52,8 @@ export interface RunTaskOptions {
   resume?: { sessionId: string; why: string }
   /** Attempts made before (by a worker that was lost): they count against the retries. */
   attemptsBefore?: number
+  /** What those attempts spent (as their session recorded it): the result includes it. */
+  spentBefore?: { turns: number; costUsd: number | null }
   env?: Record<string, string | undefined>
   onSession?: (sessionId: string) => void
   /** Called with each increase of the task's cost. */
@@ -70,7 +72,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
   const { task, flags, signal } = options
   const started = Date.now()
   const attempts = options.retries + 1
-  const result: TaskResult = { id: task.id, sessionId: options.resume?.sessionId ?? null, exitCode: ExitCode.failed, costUsd: 0, turns: 0, durationMs: 0, summary: null, error: null }
+  const before = options.spentBefore ?? { turns: 0, costUsd: 0 }
+  const result: TaskResult = { id: task.id, sessionId: options.resume?.sessionId ?? null, exitCode: ExitCode.failed, costUsd: before.costUsd, turns: before.turns, durationMs: 0, summary: null, error: null }
   let resume = options.resume
   for (let attempt = (options.attemptsBefore ?? 0) + 1; ; attempt++) {
     options.onAttempt?.(attempt)
