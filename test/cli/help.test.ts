@@ -45,7 +45,7 @@ test("clanka help with an unknown command, or more than one, is exit 2 with one 
   expect(await clanka(["help", "nope"])).toEqual({
     code: 2,
     stdout: "",
-    stderr: 'clanka: unknown command "nope"; commands: run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, acp, help (clanka --help)\n',
+    stderr: 'clanka: unknown command "nope"; commands: run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, acp, batch, worker, help (clanka --help)\n',
   })
   expect(await clanka(["help", "run", "exec"])).toEqual({
     code: 2,
