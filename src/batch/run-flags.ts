@@ -8,21 +8,9 @@ import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 import { repeated } from "../cli/argv.ts"
 import { secondsFlag } from "../cli/duration.ts"
-import { executorArgs } from "../cli/executor-flags.ts"
+import { agentArgs, executorArgs } from "../cli/commands.ts"
 import { sandboxRequest, tmpSize } from "../cli/sandbox-flags.ts"
 import type { RunFlags } from "./run-task.ts"
-
-export const agentArgs = {
-  model: { type: "string", alias: "m", description: "provider/model[:effort] of tasks without a model of their own (default as for clanka run)", valueHint: "SPEC" },
-  "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: the task's model)", valueHint: "SPEC" },
-  "max-turns": { type: "string", description: "stop a task with an error after N model turns (a task's maxTurns wins)", valueHint: "N" },
-  "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
-  system: { type: "string", description: "extra system instructions for every task", valueHint: "TEXT" },
-  "compact-at": { type: "string", description: "compact a task's history before a request above N tokens", valueHint: "TOKENS" },
-  "max-depth": { type: "string", description: "how deep sub-agents nest (default 1)", valueHint: "N" },
-} as const
-
-export { executorArgs }
 
 type Args = Record<string, unknown>
 

@@ -1,25 +1,16 @@
-import { defineCommand, type ArgsDef } from "citty"
+import { defineCommand } from "citty"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { Progress } from "../batch/progress.ts"
-import { agentArgs, agentFlags, countFlag, dollarsFlag, executorArgs, executorFlagGiven, runFlags } from "../batch/run-flags.ts"
+import { agentFlags, countFlag, dollarsFlag, executorFlagGiven, runFlags } from "../batch/run-flags.ts"
 import { resultLine, skipDone } from "../batch/results.ts"
 import type { TaskResult } from "../batch/run-task.ts"
 import { parseTasks } from "../batch/tasks.ts"
+import { batch as spec } from "./commands.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
 export default defineCommand({
-  meta: { name: "batch", description: "Run one task per line of a JSONL file, each a clanka run session; one JSON result line per task" },
-  args: {
-    tasks: { type: "positional", required: true, description: 'the tasks file: {"id"?, "prompt", "dir"? | "ssh"?, "model"?, "maxBudgetUsd"?, "maxTurns"?} per line; - reads stdin', valueHint: "TASKS.jsonl" },
-    concurrency: { type: "string", description: "tasks running at once (default 4)", valueHint: "N" },
-    retries: { type: "string", description: "resume a task whose executor was lost (exit 3) up to N times (default 2)", valueHint: "N" },
-    "max-budget-usd": { type: "string", description: "the whole batch's budget: once spent, running tasks stop and the rest do not start", valueHint: "N" },
-    "skip-done": { type: "string", description: "skip the tasks that have a result line with exit code 0 in FILE (append results to it with >>)", valueHint: "FILE" },
-    queue: { type: "string", description: "enqueue the tasks on a shared queue that clanka worker processes run, and collect their results", valueHint: "redis://HOST:PORT/NAME" },
-    ...agentArgs,
-    ...(executorArgs as unknown as ArgsDef),
-  },
+  ...spec,
   async run({ args }): Promise<number> {
     const concurrency = countFlag("--concurrency", args.concurrency, 1, 4)
     const retries = countFlag("--retries", args.retries, 0, 2)

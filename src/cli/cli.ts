@@ -26,7 +26,6 @@ const modules: Record<string, () => Promise<CommandDef<any>>> = {
   summary: () => import("./summary.ts").then((m) => m.default),
   acp: () => import("./acp.ts").then((m) => m.default),
   batch: () => import("./batch.ts").then((m) => m.default),
-  batch: () => import("./batch.ts").then((m) => m.default),
   worker: () => import("./worker.ts").then((m) => m.default),
 }
 

@@ -211,6 +211,42 @@ export const acp = {
   },
 } as const
 
+/** The agent flags `clanka batch` and `clanka worker` pass on to every task's run. */
+export const agentArgs = {
+  model: { type: "string", alias: "m", description: "provider/model[:effort] of tasks without a model of their own (default as for clanka run)", valueHint: "SPEC" },
+  "subagent-model": { type: "string", description: "model of delegate() sub-agents (default: the task's model)", valueHint: "SPEC" },
+  "max-turns": { type: "string", description: "stop a task with an error after N model turns (a task's maxTurns wins)", valueHint: "N" },
+  "turn-timeout": { type: "string", description: "inactivity timeout of one model turn in seconds (default 300)", valueHint: "SECONDS" },
+  system: { type: "string", description: "extra system instructions for every task", valueHint: "TEXT" },
+  "compact-at": { type: "string", description: "compact a task's history before a request above N tokens", valueHint: "TOKENS" },
+  "max-depth": { type: "string", description: "how deep sub-agents nest (default 1)", valueHint: "N" },
+} as const
+
+export const batch = {
+  meta: { name: "batch", description: "Run one task per line of a JSONL file, each a clanka run session; print one JSON result line per task" },
+  args: {
+    tasks: { type: "positional", required: true, description: 'the tasks file: {"id"?, "prompt", "dir"? | "ssh"?, "model"?, "maxBudgetUsd"?, "maxTurns"?} per line; - reads stdin', valueHint: "TASKS.jsonl" },
+    concurrency: { type: "string", description: "tasks running at once (default 4)", valueHint: "N" },
+    retries: { type: "string", description: "resume a task whose executor was lost (exit 3) up to N times (default 2)", valueHint: "N" },
+    "max-budget-usd": { type: "string", description: "the whole batch's budget: once spent, running tasks stop and the rest do not start", valueHint: "N" },
+    "skip-done": { type: "string", description: "skip the tasks that have a result line with exit code 0 in FILE (append results to it with >>)", valueHint: "FILE" },
+    queue: { type: "string", description: "put the tasks on a shared queue that clanka worker processes run, and collect their results", valueHint: "redis://HOST:PORT/NAME" },
+    ...agentArgs,
+    ...executorArgs,
+  },
+} as const
+
+export const worker = {
+  meta: { name: "worker", description: "Run the tasks of a shared queue (clanka batch --queue) on this machine until stopped" },
+  args: {
+    queue: { type: "string", description: "the queue to take tasks from", valueHint: "redis://HOST:PORT/NAME" },
+    concurrency: { type: "string", description: "tasks running at once on this machine (default 4)", valueHint: "N" },
+    "rate-limit": { type: "string", description: "model requests per minute for all the queue's workers together (give every worker the same)", valueHint: "N" },
+    ...agentArgs,
+    ...executorArgs,
+  },
+} as const
+
 export const help = {
   meta: { name: "help", description: "Print this help, or the help of COMMAND (the same as clanka COMMAND --help)" },
   args: {
@@ -224,4 +260,4 @@ export interface CommandSpec {
 }
 
 /** Every command, in the order the help lists them. */
-export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, acp, help }
+export const commands: Record<string, CommandSpec> = { run, exec, tool, tools, skills, executor, config, trust, mcp, sessions, summary, acp, batch, worker, help }

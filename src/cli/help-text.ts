@@ -155,6 +155,7 @@ export const topLevelSections: Section[] = [
           ["XDG_STATE_HOME", "sessions and trust.json in $XDG_STATE_HOME/clanka (default ~/.local/state)"],
           ["CLANKA_TRUST_PROJECT=1", "trust the project's clanka.json and .mcp.json (--trust-project)"],
           ["CLANKA_NO_SESSION=1", "do not save runs"],
+          ["CLANKA_QUEUE_LOCK_MS", "how long a worker's hold on a queued task lasts unrenewed (default 10000); a lost worker's task moves on within about 1.5 times that"],
           ["NO_COLOR", "no colours"],
           ["CLANKA_DEBUG=1", "add the stack trace to an error"],
         ],

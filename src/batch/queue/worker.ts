@@ -160,7 +160,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (options.signal.aborted) resolve()
     options.signal.addEventListener("abort", () => resolve(), { once: true })
   })
-  log("stopping: running tasks go back on the queue")
+  log(stopping.size > 0 ? `stopping: ${stopping.size} running task${stopping.size === 1 ? " goes" : "s go"} back on the queue` : "stopping")
   for (const controller of stopping) controller.abort(SHUTDOWN)
   await worker.close()
   await gate?.close()
