@@ -101,7 +101,8 @@ export class Progress {
     const filled = Math.round((this.done / Math.max(1, this.total)) * width)
     const bar = "█".repeat(filled) + "░".repeat(width - filled)
     const line = `${bar} ${this.done}/${this.total} · ${this.running} running · ${this.failed} failed · ${this.cost()} · ${seconds(Date.now() - this.started)}`
-    this.stream.write(`\r\x1b[K${line.slice(0, Math.max(20, (this.stream.columns ?? 100) - 1))}`)
+    // Cut to the terminal's width, so that the line never wraps (a terminal of unknown width: 100).
+    this.stream.write(`\r\x1b[K${line.slice(0, Math.max(20, (this.stream.columns || 100) - 1))}`)
     this.drawn = true
   }
 }

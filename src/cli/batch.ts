@@ -5,7 +5,7 @@ import { Progress } from "../batch/progress.ts"
 import { agentFlags, countFlag, dollarsFlag, executorFlagGiven, runFlags } from "../batch/run-flags.ts"
 import { resultLine, skipDone } from "../batch/results.ts"
 import type { TaskResult } from "../batch/run-task.ts"
-import { parseTasks } from "../batch/tasks.ts"
+import { parseTasks, type Task } from "../batch/tasks.ts"
 import { batch as spec } from "./commands.ts"
 import { catchInterrupts } from "./interrupt.ts"
 
@@ -18,6 +18,7 @@ export default defineCommand({
     const agent = agentFlags(args)
     const source = args.tasks === "-" ? "stdin" : args.tasks
     let tasks = parseTasks(await readTasks(args.tasks), source)
+    await checkModels(tasks, source)
     const done = args["skip-done"] === undefined ? undefined : await skipDone(args["skip-done"])
 
     if (args.queue !== undefined) {
@@ -56,6 +57,20 @@ export default defineCommand({
     return results.every((result) => result.exitCode === ExitCode.ok) ? ExitCode.ok : ExitCode.failed
   },
 })
+
+/** A task's model spec is checked with the file: a typo is the line's mistake, found before any task runs. */
+async function checkModels(tasks: Task[], source: string): Promise<void> {
+  if (!tasks.some((task) => task.model !== undefined)) return
+  const { parseModelSpec } = await import("../providers/resolve.ts")
+  for (const task of tasks) {
+    if (task.model === undefined) continue
+    try {
+      parseModelSpec(task.model)
+    } catch (error) {
+      throw new UsageError(`${source}:${task.line}: model: ${(error as Error).message}`)
+    }
+  }
+}
 
 async function readTasks(file: string): Promise<string> {
   if (file === "-") return await new Response(Bun.stdin.stream()).text()

@@ -97,15 +97,17 @@ test("a task's dir, model and maxTurns reach its run", async () => {
   const other = join(root, "other")
   mkdirSync(other, { recursive: true })
   const env = await model(() => run("console.log(1)"))
-  const file = tasksFile([{ id: "turns", prompt: "count", maxTurns: 1, dir: "other" }])
+  const file = tasksFile([{ id: "turns", prompt: "count", maxTurns: 1, dir: "other", model: "anthropic/claude-haiku-4-5" }])
   const result = await clanka(["batch", file, "-C", root], { env })
   expect(result.code).toBe(1)
   expect(lines(result.stdout)[0]).toMatchObject({ id: "turns", exitCode: 1, turns: 1, error: "stopped after 1 model turns (--max-turns 1) before the task was complete" })
   // -C is the base of a relative dir: the run's directory is root/other.
   expect(server!.requests[0]!.system).toContain(other)
-  const bad = tasksFile([{ prompt: "x", model: "nope/none" }])
-  const refused = await clanka(["batch", bad], { env })
-  expect(lines(refused.stdout)[0]).toMatchObject({ exitCode: 2, sessionId: null, error: expect.stringContaining("nope") })
+  expect(server!.requests[0]!.body.model).toBe("claude-haiku-4-5")
+  // A task's model that cannot be is the file's mistake, like a bad line.
+  const bad = tasksFile([{ prompt: "x" }, { prompt: "y", model: "nope/none" }])
+  expect(await clanka(["batch", bad], { env })).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(new RegExp(`^clanka: ${bad}:2: model: unknown model provider "nope"`)) })
+  expect(server!.requests).toHaveLength(1)
 })
 
 test("a task whose executor is lost (exit 3) is resumed in its session; --retries 0 reports the loss", async () => {
