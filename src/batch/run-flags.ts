@@ -32,7 +32,8 @@ export function runFlags(args: Args, agent: string[]): RunFlags {
   const rest = Object.keys(executorArgs).filter((name) => !PLACE.includes(name))
   return {
     place: passOn(args, PLACE),
-    other: [...passOn(args, rest), ...agent],
+    executor: passOn(args, rest),
+    agent,
     base: resolve((args.directory as string | undefined) ?? "."),
   }
 }

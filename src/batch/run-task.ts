@@ -24,8 +24,10 @@ export interface TaskResult {
 export interface RunFlags {
   /** Where scripts run (-C, --ssh): replaced by a task's own `dir` or `ssh`. */
   place: string[]
-  /** Everything else (executor, sandbox and agent flags). */
-  other: string[]
+  /** The other executor and sandbox flags. */
+  executor: string[]
+  /** The agent flags (`--name value` pairs): a task's model and maxTurns replace theirs. */
+  agent: string[]
   /** What a task's relative `dir` is relative to (the batch's -C, else the current directory). */
   base: string
 }
@@ -84,9 +86,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
     }
     const args = [
       ...(task.dir !== undefined ? ["-C", resolve(flags.base, task.dir)] : task.ssh !== undefined ? ["--ssh", task.ssh] : flags.place),
-      ...flags.other,
-      ...(task.model !== undefined ? ["--model", task.model] : []),
-      ...(task.maxTurns !== undefined ? ["--max-turns", String(task.maxTurns)] : []),
+      ...flags.executor,
+      ...overridden(flags.agent, [...(task.model !== undefined ? ["--model", task.model] : []), ...(task.maxTurns !== undefined ? ["--max-turns", String(task.maxTurns)] : [])]),
       ...(budget !== undefined ? ["--max-budget-usd", String(budget)] : []),
       ...(resume ? ["--resume", resume.sessionId] : []),
       "-",
@@ -127,6 +128,17 @@ export async function runTask(options: RunTaskOptions): Promise<TaskResult> {
   }
   result.durationMs = Date.now() - started
   return result
+}
+
+/**
+ * `--name value` pairs with those `over` names replaced by its own (a flag given twice is a
+ * usage error for clanka run).
+ */
+export function overridden(base: string[], over: string[]): string[] {
+  const names = new Set(over.filter((_, index) => index % 2 === 0))
+  const kept: string[] = []
+  for (let index = 0; index < base.length; index += 2) if (!names.has(base[index]!)) kept.push(base[index]!, base[index + 1]!)
+  return [...kept, ...over]
 }
 
 /** The budget of the next attempt: what is left of the task's own and of the batch's. */

@@ -98,7 +98,8 @@ test("a task's dir, model and maxTurns reach its run", async () => {
   mkdirSync(other, { recursive: true })
   const env = await model(() => run("console.log(1)"))
   const file = tasksFile([{ id: "turns", prompt: "count", maxTurns: 1, dir: "other", model: "anthropic/claude-haiku-4-5" }])
-  const result = await clanka(["batch", file, "-C", root], { env })
+  // The task's model and maxTurns win over the batch's.
+  const result = await clanka(["batch", file, "-C", root, "--model", "anthropic/claude-sonnet-4-5", "--max-turns", "5"], { env })
   expect(result.code).toBe(1)
   expect(lines(result.stdout)[0]).toMatchObject({ id: "turns", exitCode: 1, turns: 1, error: "stopped after 1 model turns (--max-turns 1) before the task was complete" })
   // -C is the base of a relative dir: the run's directory is root/other.

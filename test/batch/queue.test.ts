@@ -98,12 +98,15 @@ test.skipIf(!available)("two workers share a batch's tasks; the batch prints one
   const queue = nextQueue()
   const env = await model((prompt, request) => (request.body.messages.length === 1 ? run("await sleep(300)") : finish(`did ${prompt}`)))
   const home = freshHome()
-  const one = startWorker(queue, { ...env, CLANKA_HOME: home })
+  // The batch's agent flags win over a worker's.
+  const one = startWorker(queue, { ...env, CLANKA_HOME: home }, ["--system", "the worker's own words"])
   const two = startWorker(queue, { ...env, CLANKA_HOME: home })
   await until(() => one.log().includes("waiting for tasks") && two.log().includes("waiting for tasks"), "the workers")
   const file = tasksFile(["a", "b", "c", "d"].map((id) => ({ id, prompt: `task ${id}` })))
-  const result = await clanka(["batch", "--queue", redis.url(queue), file], { env, timeoutMs: 30_000 })
+  const result = await clanka(["batch", "--queue", redis.url(queue), file, "--system", "the batch's words"], { env, timeoutMs: 30_000 })
   expect(result.code).toBe(0)
+  for (const request of server!.requests) expect(request.system).toContain("the batch's words")
+  expect(server!.requests.some((request) => request.system.includes("the worker's own words"))).toBe(false)
   const printed = lines(result.stdout).sort((x, y) => x.id.localeCompare(y.id))
   expect(printed).toEqual(
     ["a", "b", "c", "d"].map((id) => ({ id, sessionId: expect.stringMatching(UUID), exitCode: 0, costUsd: 0.006, turns: 2, durationMs: expect.any(Number), summary: `did task ${id}`, error: null })),

@@ -14,7 +14,7 @@ import { findSession, type SessionSummary } from "../../session/store.ts"
 import { errorMessage } from "../../util/error-message.ts"
 import { visible } from "../../output/visible.ts"
 import { budgetSpent, notStarted } from "../local.ts"
-import { BatchStop, runTask, type RunFlags, type TaskResult } from "../run-task.ts"
+import { BatchStop, overridden, runTask, type RunFlags, type TaskResult } from "../run-task.ts"
 import { clankaKey, parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
@@ -104,7 +104,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     try {
       result = await runTask({
         task,
-        flags: { ...options.flags, other: [...options.flags.other, ...agent] },
+        flags: { ...options.flags, agent: overridden(options.flags.agent, agent) },
         retries,
         signal: controller.signal,
         ...(state.capUsd !== undefined ? { remainingUsd: () => state.capUsd! - state.spentUsd - spentHere } : {}),
