@@ -39,11 +39,12 @@ export default defineCommand({
       process.stdout.write(resultLine(result) + "\n")
     }
     const interrupt = catchInterrupts()
+    let clean = true
     try {
       if (tasks.length > 0) {
         if (args.queue !== undefined) {
           const { enqueueAndCollect } = await import("../batch/queue/coordinator.ts")
-          await enqueueAndCollect({ url: args.queue, tasks, agent, retries, ...(capUsd === undefined ? {} : { capUsd }), signal: interrupt.signal, print, progress })
+          clean = await enqueueAndCollect({ url: args.queue, tasks, agent, retries, ...(capUsd === undefined ? {} : { capUsd }), signal: interrupt.signal, print, progress })
         } else {
           const { runLocalBatch } = await import("../batch/local.ts")
           await runLocalBatch({ tasks, flags: flags!, concurrency, retries, ...(capUsd === undefined ? {} : { capUsd }), signal: interrupt.signal, print, progress })
@@ -53,8 +54,13 @@ export default defineCommand({
     } finally {
       interrupt.dispose()
     }
-    if (interrupt.signal.aborted) return ExitCode.interrupted
-    return results.every((result) => result.exitCode === ExitCode.ok) ? ExitCode.ok : ExitCode.failed
+    const code = interrupt.signal.aborted ? ExitCode.interrupted : results.every((result) => result.exitCode === ExitCode.ok) ? ExitCode.ok : ExitCode.failed
+    if (!clean) {
+      // Redis went away: its connections would keep retrying, and the process alive.
+      const { exitNow } = await import("../batch/queue/redis.ts")
+      await exitNow(code)
+    }
+    return code
   },
 })
 

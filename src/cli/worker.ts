@@ -15,8 +15,9 @@ export default defineCommand({
     parseQueueUrl(args.queue)
     const { runWorker } = await import("../batch/queue/worker.ts")
     const interrupt = catchInterrupts()
+    let clean: boolean
     try {
-      await runWorker({
+      clean = await runWorker({
         url: args.queue,
         flags,
         concurrency,
@@ -27,6 +28,12 @@ export default defineCommand({
     } finally {
       interrupt.dispose()
     }
-    return interrupt.signal.aborted ? ExitCode.interrupted : ExitCode.ok
+    const code = interrupt.signal.aborted ? ExitCode.interrupted : ExitCode.ok
+    if (!clean) {
+      // Redis went away: its connections would keep retrying, and the process alive.
+      const { exitNow } = await import("../batch/queue/redis.ts")
+      await exitNow(code)
+    }
+    return code
   },
 })

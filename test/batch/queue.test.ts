@@ -243,3 +243,21 @@ test.skipIf(!available)("queue mistakes are one line: executor flags on batch --
   expect(await clanka(["worker", "--queue", "http://x/q"])).toEqual({ code: 2, stdout: "", stderr: 'clanka: --queue "http://x/q": not a redis:// or rediss:// URL; give redis://HOST:PORT/NAME\n' })
   expect((await clanka(["worker"])).stderr).toBe("clanka: clanka worker needs --queue redis://HOST:PORT/NAME\n")
 })
+
+test.skipIf(!available)("a worker whose Redis went away still stops when told to (exit 130)", async () => {
+  const own = await startRedis()
+  const child = Bun.spawn([BUN, MAIN, "worker", "--queue", own.url("gone"), "-C", workspace], { env: { ...process.env, NO_COLOR: "1" }, stdout: "ignore", stderr: "pipe" })
+  let said = ""
+  void (async () => {
+    for await (const chunk of child.stderr) said += new TextDecoder().decode(chunk)
+  })()
+  await until(() => said.includes("waiting for tasks"), "the worker")
+  await own.stop()
+  await until(() => said.includes("ECONNREFUSED"), "the worker to notice")
+  const stopped = Date.now()
+  child.kill("SIGTERM")
+  const code = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "still running")])
+  if (code === "still running") child.kill("SIGKILL")
+  expect(code).toBe(130)
+  expect(Date.now() - stopped).toBeLessThan(10_000)
+}, 30_000)

@@ -5,14 +5,13 @@
  */
 import { randomUUID } from "node:crypto"
 import { ExitCode } from "../../errors.ts"
-import { errorMessage } from "../../util/error-message.ts"
 import type { Progress } from "../progress.ts"
 import type { TaskResult } from "../run-task.ts"
 import type { Task } from "../tasks.ts"
 import { parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
 import { JOB_NAME, jobId, type JobOutcome, type TaskJob, type TaskProgress } from "./jobs.ts"
-import { openRedis } from "./redis.ts"
+import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
 export interface QueuedBatch {
   url: string
@@ -32,16 +31,18 @@ const RECHECK_MS = 10_000
 /** After Ctrl-C, how long running tasks have to wind down and report. */
 const WIND_DOWN_MS = 60_000
 
-export async function enqueueAndCollect(batch: QueuedBatch): Promise<void> {
+/** Runs the batch on the queue; false when its connections could not close cleanly (Redis went away). */
+export async function enqueueAndCollect(batch: QueuedBatch): Promise<boolean> {
   const { tasks, progress } = batch
   const place = parseQueueUrl(batch.url)
   const redis = await openRedis(place)
   const { Queue, QueueEvents } = await import("bullmq")
   const queue = new Queue<TaskJob, JobOutcome>(place.name, { connection: place.connection })
   const events = new QueueEvents(place.name, { connection: place.connection })
-  const complain = (error: Error) => progress.note(`queue: ${errorMessage(error)}`)
+  const complain = connectionErrors((line) => progress.note(line))
   queue.on("error", complain)
   events.on("error", complain)
+  let clean = false
   try {
     // Listening before the first job is added: no completion is missed.
     await events.waitUntilReady()
@@ -133,9 +134,10 @@ export async function enqueueAndCollect(batch: QueuedBatch): Promise<void> {
       }
     }
   } finally {
-    await Promise.allSettled([events.close(), queue.close()])
+    clean = await closeWithin(5000, events, queue)
     redis.disconnect()
   }
+  return clean
 }
 
 function outcomeOf(value: unknown): JobOutcome {

@@ -20,7 +20,7 @@ import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
 import type { JobOutcome, TaskJob, TaskProgress } from "./jobs.ts"
 import { RateLimiter } from "./limiter.ts"
-import { openRedis } from "./redis.ts"
+import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
 export interface WorkerOptions {
   url: string
@@ -49,7 +49,8 @@ const SHUTDOWN = Symbol("worker stopping")
 /** How often a running task looks at its batch's state (stop, budget). */
 const WATCH_MS = 1000
 
-export async function runWorker(options: WorkerOptions): Promise<void> {
+/** Runs until `signal` aborts; false when it could not close cleanly (Redis went away). */
+export async function runWorker(options: WorkerOptions): Promise<boolean> {
   const { log } = options
   const place = parseQueueUrl(options.url)
   const redis = await openRedis(place)
@@ -153,7 +154,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // A job whose workers keep dying (a task that kills its machine) fails in the end.
     maxStalledCount: 2,
   })
-  worker.on("error", (error) => log(`queue: ${errorMessage(error)}`))
+  worker.on("error", connectionErrors(log))
   await worker.waitUntilReady()
   log(`waiting for tasks on ${place.shown} (${options.concurrency} at a time${options.rateLimit !== undefined ? `, ${options.rateLimit} model requests a minute for all workers` : ""})`)
   await new Promise<void>((resolve) => {
@@ -161,10 +162,13 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     options.signal.addEventListener("abort", () => resolve(), { once: true })
   })
   log(stopping.size > 0 ? `stopping: ${stopping.size} running task${stopping.size === 1 ? " goes" : "s go"} back on the queue` : "stopping")
+  const busy = stopping.size > 0
   for (const controller of stopping) controller.abort(SHUTDOWN)
-  await worker.close()
+  // Running tasks wind down within STOP_GRACE_MS of their SIGINT; then the jobs go back.
+  const clean = await closeWithin(busy ? 40_000 : 5000, worker)
   await gate?.close()
   redis.disconnect()
+  return clean
 }
 
 /** The session, when it is in this machine's sessions directory and nobody here is running it. */
