@@ -11,7 +11,7 @@ import type { ArgsDef } from "citty"
 export const sandboxArgs = {
   sandbox: {
     type: "string",
-    description: "workspace-write (default), read-only or off",
+    description: "workspace-write (the default of run, exec, tool; clanka executor: none unless given), read-only or off",
     valueHint: "MODE",
   },
   "sandbox-backend": {

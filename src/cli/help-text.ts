@@ -20,7 +20,7 @@ export const exitCodes: Section = {
       rows: [
         ["0", "success"],
         ["1", "the task failed (model error after retries, max turns, schema never satisfied, script threw in exec, tool failed)"],
-        ["2", "bad usage or bad input (unknown flag, missing key, unreadable file, bad parameters)"],
+        ["2", "bad usage or bad input (unknown flag, missing key, unreadable file, bad parameters, no OS sandbox backend can start: --sandbox off runs without)"],
         ["3", "the executor was lost (remote died, ssh failed)"],
         ["130", "interrupted (Ctrl-C, SIGTERM, SIGHUP, or the reader of stdout left)"],
       ],
@@ -53,7 +53,7 @@ export const topLevelSections: Section[] = [
       { text: "In workspace-write, git hooks and config, clanka.json, .mcp.json and .clanka/ stay read-only unless --writable names them (--writable .git/hooks)." },
       {
         text:
-          "Scripts always run in a separate executor process whose environment is an allow-list (PATH, HOME, USER, LANG, LC_*, TERM, TZ, TMPDIR; --env NAME adds one): the model keys never reach them. webSearch runs on the agent's side with EXA_API_KEY.",
+          "Scripts always run in a separate executor process whose environment is an allow-list (PATH, HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, TMPDIR, SHELL; --env NAME adds one): the model keys never reach them. webSearch runs on the agent's side with EXA_API_KEY.",
       },
       {
         text:
@@ -72,7 +72,7 @@ export const topLevelSections: Section[] = [
         rows: [
           [
             "clanka.json",
-            "project defaults (model, subagentModel, sandbox, network, writable, env, output, maxTurns, turnTimeout, system, remoteBin, mcpServers), read from -C DIR and its parents up to the repository root; the nearest wins",
+            "project defaults (model, subagentModel, sandbox, network, writable, env, output, maxTurns, turnTimeout, system, remoteBin, mcpServers, hooks), read from -C DIR and its parents up to the repository root; the nearest wins",
           ],
           [".mcp.json", "the project's MCP servers, as other agents write them"],
           ["$XDG_CONFIG_HOME/clanka/config.json", "the user's defaults (below the project's)"],
@@ -105,7 +105,7 @@ export const topLevelSections: Section[] = [
     blocks: [
       {
         text:
-          'mcpServers: {"name": {"command", "args", "env", "cwd"}} runs on the executor\'s side (in its sandbox, also over --ssh); {"type": "http", "url", "headers"} on the agent\'s side. Scripts call await mcp.<name>.<tool>(args); clanka tool mcp.<name>.<tool> JSON calls one tool.',
+          'mcpServers: {"name": {"command", "args", "env", "cwd"}} runs on the executor\'s side (beside its sandbox, in a sandbox of its own; also over --ssh); {"type": "http", "url", "headers"} on the agent\'s side. Scripts call await mcp.<name>.<tool>(args); clanka tool mcp.<name>.<tool> JSON calls one tool.',
       },
       { text: "clanka mcp serves execute itself as an MCP tool on stdio (-C, --ssh, --sandbox apply)." },
     ],

@@ -2,8 +2,9 @@
  * Stdio MCP servers beside a sandboxed executor rather than inside its sandbox: started by the
  * process that starts the executor's sandbox (the agent for a local executor; the outer `clanka
  * executor` on an --ssh host), each in an OS sandbox of its own with the executor's write and
- * network policy. A server has its own pid namespace, so no script can read its environment (a
- * token), its command line or its memory; the executor calls its tools through the agent-call path.
+ * network policy. No script can read a server's environment (a token) or its memory (under
+ * bubblewrap it has its own pid namespace, so not even its command line; under Landlock, ptrace
+ * rules keep its /proc closed); the executor calls its tools through the agent-call path.
  */
 import { resolve } from "node:path"
 import type { SandboxPolicy, StdioMcpServer } from "../contract.ts"
