@@ -387,7 +387,7 @@ export class RemoteExecutor implements Executor {
     if (!(await this.exitWithin(500))) this.child.kill("SIGKILL")
     const exit = await this.exited
     await new Promise((resolve) => setImmediate(resolve)) // let the last stderr chunk arrive
-    const said = this.stderrLines.at(-1)
+    const said = lastWords(this.stderrLines)
     const detail = said ? `: ${said.replace(/[.;]+$/, "")}` : ""
     if (exit.error) {
       const program = this.options.argv[0]
@@ -427,4 +427,15 @@ export class RemoteExecutor implements Executor {
 function imagePolicy(images: NonNullable<ExecuteOptions["images"]>): ImagePolicy {
   if ("refused" in images) return { refused: images.refused }
   return { maxBytes: images.maxBytes, ...(images.maxSide === undefined ? {} : { maxSide: images.maxSide }) }
+}
+
+/**
+ * The line of a dead executor's stderr that says why. Bun ends an uncaught error's report with its
+ * version line (`Bun v1.4.5 (Linux x64)`): the error's own line before the stack is the one to show.
+ */
+function lastWords(lines: readonly string[]): string | undefined {
+  const last = lines.at(-1)
+  if (last === undefined || !/^Bun v\d/.test(last)) return last
+  const error = lines.findLast((line) => /^(\w*Error|error)\b.*:/.test(line))
+  return error ?? last
 }

@@ -201,6 +201,14 @@ test("a command that exits before answering is reported with its last stderr lin
   )
 })
 
+test("a Bun crash report names the error, not the Bun version line that ends it", async () => {
+  const report = "printf '1 | x\\n    ^\\nerror: ENOSPC: no space left on device\\n      at open (x.ts:1:1)\\n\\nBun v1.4.5 (Linux x64)\\n' >&2; exit 1"
+  const error = await failure(connectExecutor({ executor: report }))
+  expect(error.message).toBe(
+    `the executor command (${report}) exited (exit code 1) before answering: error: ENOSPC: no space left on device; check that it runs \`clanka executor\``,
+  )
+})
+
 test("clanka's own error on the far side is passed on as it is", async () => {
   const command = `'${BUN}' '${MAIN}' executor -C '${join(dir, "missing")}'`
   const error = await failure(connectExecutor({ executor: command }))
