@@ -15,9 +15,9 @@ export interface ChangedFile {
 }
 
 export async function changedFiles(directory: string, since?: string): Promise<ChangedFile[]> {
-  if (since === undefined) return parseStatus(await git(directory, ["status", "--porcelain=v1", "-z", "--untracked-files=all"]))
+  if (since === undefined) return parseStatus(await git(directory, ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=dirty"]))
   if (since.startsWith("-")) throw new UsageError(`--since takes a revision, not "${since}"`)
-  const tracked = parseNameStatus(await git(directory, ["diff", "--name-status", "-z", "-M", since, "--"]))
+  const tracked = parseNameStatus(await git(directory, ["diff", "--name-status", "-z", "-M", "--ignore-submodules=dirty", since, "--"]))
   const untracked = (await git(directory, ["ls-files", "--others", "--exclude-standard", "-z"]))
     .split("\0")
     .filter(Boolean)
@@ -28,7 +28,9 @@ export async function changedFiles(directory: string, since?: string): Promise<C
 async function git(directory: string, args: string[]): Promise<string> {
   let child
   try {
-    child = Bun.spawn(["git", "-C", directory, ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+    // The work tree is what the run's scripts wrote: git must run nothing they could have set up
+    // there (an fsmonitor command; a nested repository's, which a submodule's status would run).
+    child = Bun.spawn(["git", "-C", directory, "-c", "core.fsmonitor=false", ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" })
   } catch {
     throw new UsageError("--git needs git, which is not installed")
   }

@@ -6,11 +6,17 @@
  * put back, outside the sandbox, after every script and when the sandbox ends. A script can still
  * change one while it runs (and a git command run outside the sandbox in that moment would obey
  * it); nothing it changed there outlives the script.
+ *
+ * Under both backends: a git directory's hooks, config, config.worktree or commondir that did not
+ * exist when the sandbox started cannot be bound read-only, so a script can create one (a
+ * `commondir` naming a directory of its own makes git obey that directory's config: core.fsmonitor
+ * runs a command at the next `git status` outside the sandbox). One made by a script is removed
+ * after every script and when the sandbox ends, as the write tools refuse to make one.
  */
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { dirname, join, relative, sep } from "node:path"
+import { basename, dirname, join, relative, sep } from "node:path"
 import type { ExecuteOptions, Executor } from "../contract.ts"
-import { protectedPaths } from "../tools/protected-paths.ts"
+import { GIT_DIR_FILES, protectedPaths } from "../tools/protected-paths.ts"
 
 type Entry = { kind: "file"; content: Buffer; mode: number } | { kind: "dir"; mode: number } | { kind: "link"; target: string }
 
@@ -21,21 +27,29 @@ export class ProtectedState {
   private constructor(
     /** Each protected path with its writable root, and what was there (undefined: nothing). */
     private readonly paths: { root: string; path: string; entries: Map<string, Entry> }[],
+    /** The git directories' protected files that were not there: one that appears is removed. */
+    private readonly absent: string[],
   ) {}
 
-  /** The state now of the protected paths in the workspace and the writable roots (real paths). */
-  static take(workspace: string, writable: readonly string[]): ProtectedState {
+  /**
+   * The state now of the protected paths in the workspace and the writable roots (real paths).
+   * `existing: false` (bubblewrap, which binds those read-only): only the absent ones are kept.
+   */
+  static take(workspace: string, writable: readonly string[], options: { existing?: boolean } = {}): ProtectedState {
     const roots = [workspace, ...writable]
     let bytes = 0
+    const all = protectedPaths(workspace, writable)
     // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
-    const paths = protectedPaths(workspace, writable).flatMap((path) => {
+    const paths = options.existing === false ? [] : all.flatMap((path) => {
       const root = roots.find((dir) => path.startsWith(dir + sep))
       const entries = root ? read(path) : undefined
       if (!root || !entries) return []
       for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.content.length
       return [{ root, path, entries }]
     })
-    return new ProtectedState(bytes > MAX_BYTES ? [] : paths)
+    // In a git directory that exists (a `.git` made by a script, `git init`, is left alone).
+    const absent = all.filter((path) => GIT_DIR_FILES.includes(basename(path)) && !lstatSync(path, { throwIfNoEntry: false }) && isDirectoryChain(dirname(path)))
+    return new ProtectedState(bytes > MAX_BYTES ? [] : paths, absent)
   }
 
   /** Puts back what changed; returns the protected paths it put back (empty: nothing changed). */
@@ -55,6 +69,13 @@ export class ProtectedState {
         else if (entry.mode >= 0) writeFileSync(target, entry.content, { mode: 0o600 })
         if (entry.kind !== "link" && entry.mode >= 0) chmodSync(target, entry.mode)
       }
+    }
+    // After the rest: a parent put back as a directory is one again.
+    for (const path of this.absent) {
+      // Never through a parent a script turned into a symlink (the removal would land elsewhere).
+      if (!lstatSync(path, { throwIfNoEntry: false }) || !isDirectoryChain(dirname(path))) continue
+      rmSync(path, { recursive: true, force: true })
+      changed.push(path)
     }
     return changed
   }

@@ -12,7 +12,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 const CLANKA_FILES = ["clanka.json", ".mcp.json", ".clanka"]
 
 /** In a git directory: what git runs or obeys, and what redirects it to another git directory. */
-const GIT_DIR_FILES = ["hooks", "config", "config.worktree", "commondir"]
+export const GIT_DIR_FILES = ["hooks", "config", "config.worktree", "commondir"]
 
 /** Nesting of `.git/modules` walked for submodules' git directories (their names may hold slashes). */
 const MODULE_DEPTH = 6

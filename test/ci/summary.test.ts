@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -279,4 +279,36 @@ test("mistakes are exit 2 with one line", async () => {
     expect(result.stderr).toContain(message)
     expect(result.stderr.split("\n").length).toBe(2)
   }
+})
+
+test("--git runs nothing the work tree set up: an fsmonitor in its config or in a nested repository the index names", async () => {
+  const repo = join(directory, "hostile")
+  const marker = join(directory, "fsmonitor-ran")
+  mkdirSync(join(repo, "sub"), { recursive: true })
+  git(repo, "init", "-q")
+  writeFileSync(join(repo, "a.ts"), "a\n")
+  git(repo, "add", ".")
+  git(repo, "commit", "-qm", "start")
+  const base = git(repo, "rev-parse", "HEAD")
+  // What a script can leave behind: a repository of its own, added to the index as a submodule.
+  const sub = join(repo, "sub")
+  git(sub, "init", "-q")
+  writeFileSync(join(sub, "f"), "f\n")
+  git(sub, "add", "f")
+  git(sub, "commit", "-qm", "x")
+  writeFileSync(join(sub, "f"), "changed\n")
+  git(repo, "update-index", "--add", "--cacheinfo", `160000,${git(sub, "rev-parse", "HEAD")},sub`)
+  git(sub, "config", "core.fsmonitor", `touch ${marker}; false`)
+  writeFileSync(join(repo, "a.ts"), "changed\n")
+  const file = stream(finished.slice(0, 1).concat(finished.slice(-1)))
+  for (const extra of [[], ["--since", base]]) {
+    const result = await clanka(["summary", file, "--git", repo, ...extra])
+    expect(result.stdout).toContain("- added `sub`")
+    expect(result.stdout).toContain("- modified `a.ts`")
+  }
+  expect(existsSync(marker)).toBe(false)
+  // The repository's own config too (the protected .git/config, changed while a run went on).
+  git(repo, "config", "core.fsmonitor", `touch ${marker}; false`)
+  expect((await clanka(["summary", file, "--git", repo])).stdout).toContain("- modified `a.ts`")
+  expect(existsSync(marker)).toBe(false)
 })

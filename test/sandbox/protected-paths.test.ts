@@ -172,4 +172,28 @@ describe.skipIf(!available)("protected paths in the workspace", () => {
     expect(readFileSync(join(other, ".git"), "utf8")).toBe(`gitdir: ${join(other, ".store")}\n`)
     expect(git(other, "diff", "--cached", "--name-only")).toBe("README.md\n")
   })
+
+  test("a git directory's commondir or hooks that did not exist (bwrap cannot bind them) are removed when the script ends: git outside runs nothing of the script's", async () => {
+    rmSync(join(workspace, ".git/hooks"), { recursive: true, force: true })
+    const marker = join(root, `ran${n++}`)
+    // commondir sends git to a directory of the script's, whose config names an fsmonitor command.
+    const attack = [
+      "mkdir evil && cp -r .git/objects .git/refs .git/HEAD evil/",
+      `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${marker}; false"\\n' > evil/config`,
+      "echo ../evil > .git/commondir",
+      `mkdir .git/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+    ].join(" && ")
+    const result = await clanka(["exec", "-C", workspace, "-e", `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`])
+    const changed = `${join(workspace, ".git/hooks")}, ${join(workspace, ".git/commondir")}`
+    expect(result).toEqual({
+      code: 0,
+      stdout: `done\n[sandbox: a script changed ${changed}, which stay read-only; put back as they were]\n`,
+      stderr: `clanka: sandbox: a script changed ${changed}, which stay read-only; put back as they were\n`,
+    })
+    expect(existsSync(join(workspace, ".git/commondir")) || existsSync(join(workspace, ".git/hooks"))).toBe(false)
+    git(workspace, "status")
+    git(workspace, "add", "README.md")
+    git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "work")
+    expect(existsSync(marker)).toBe(false)
+  })
 })
