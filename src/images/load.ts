@@ -4,6 +4,7 @@
  * in pixels. A failed check throws ImageError with one line for the user or the model.
  */
 import { createHash } from "node:crypto"
+import { constants } from "node:fs"
 import { open } from "node:fs/promises"
 import { FORMAT_NAMES, imageFacts, type ImageMediaType } from "./sniff.ts"
 
@@ -41,7 +42,8 @@ export function formatBytes(bytes: number): string {
 export async function loadImageFile(path: string, shown: string, limits: ImageLimits): Promise<LoadedImage> {
   let handle
   try {
-    handle = await open(path, "r")
+    // Without waiting for a writer when it is a FIFO (refused below as not a regular file).
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === "ENOENT" || code === "ENOTDIR") throw new ImageError(`${shown} does not exist`)

@@ -131,6 +131,8 @@ export const fsTools: Tool[] = [
       const info = await statOrNull(target)
       if (!info) return null
       if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
+      // A FIFO would wait for a writer forever (holding one of the few I/O threads), /dev/zero never end.
+      if (!info.isFile()) throw new ToolError(`readFile: ${path} is not a regular file (a FIFO, socket or device); use bash to read it`)
       const text = decodeText(await readFile(target), path)
       return startLine === undefined && endLine === undefined ? text : sliceLines(text, startLine, endLine)
     },
