@@ -94,8 +94,20 @@ set -- "$@" ${INPUT_ARGS:-} -
 set +f
 
 echo "clanka $*"
+# What clanka prints to the log (its stderr) can hold the repository's or the model's text (a file
+# name, a warning): the runner must not read a line of it as a workflow command (::stop-commands::,
+# ::add-mask::, ::error::, ...). Commands are off until the token that only this script knows.
+token="clanka-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+# The markers go where clanka's messages go (stderr, the same pipe: read in order), not its output.
+quiet() {
+  echo "::stop-commands::$token" >&2
+  rc=0
+  "$@" || rc=$?
+  echo "::$token::" >&2
+  return "$rc"
+}
 code=0
-"$CLANKA_BIN" "$@" <"$prompt" >"$events" || code=$?
+quiet "$CLANKA_BIN" "$@" <"$prompt" >"$events" || code=$?
 
 get() {
   "$CLANKA_BIN" summary "$events" --get "$1" 2>/dev/null || true
@@ -123,7 +135,7 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   set -- summary "$events"
   [ "$in_git" = true ] && set -- "$@" --git "$directory"
   [ "$in_git" = true ] && [ -n "$base" ] && set -- "$@" --since "$base"
-  if ! "$CLANKA_BIN" "$@" >>"$GITHUB_STEP_SUMMARY"; then
+  if ! quiet "$CLANKA_BIN" "$@" >>"$GITHUB_STEP_SUMMARY"; then
     printf '## ❌ clanka failed (exit %s)\n\nIt wrote no events; its messages are in the log of this step.\n' "$code" >>"$GITHUB_STEP_SUMMARY"
   fi
 fi

@@ -234,6 +234,52 @@ test("a failed run: the step exits with clanka's code, the outputs and job summa
   expect(readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")).toStartWith(`## ❌ clanka failed (exit 1)\n\n> `)
 })
 
+/**
+ * The workflow commands the runner would obey in a step's log, as it reads it: a line `::name …::`
+ * is a command unless `::stop-commands::TOKEN` turned commands off until a line `::TOKEN::`.
+ */
+function obeyedCommands(log: string): string[] {
+  let stopped: string | undefined
+  const obeyed: string[] = []
+  for (const line of log.split("\n")) {
+    const command = /^::([^ :]+)[^:]*::(.*)$/.exec(line)
+    if (!command) continue
+    if (stopped !== undefined) {
+      if (command[1] === stopped && command[2] === "") stopped = undefined
+      continue
+    }
+    if (command[1] === "stop-commands") stopped = command[2]
+    obeyed.push(line)
+  }
+  return obeyed
+}
+
+test("what clanka prints to the log cannot be a workflow command: a repository's file name with a newline and ::error:: in it", async () => {
+  const env = job()
+  const bin = await install(env)
+  // A skill folder whose name carries a line of its own (git stores such names); its SKILL.md lacks
+  // a description, so clanka names the folder in a warning on stderr.
+  const skill = join(env.GITHUB_WORKSPACE!, ".claude", "skills", "x\n::error title=hijacked::from the repository\n::stop-commands::attacker")
+  mkdirSync(skill, { recursive: true })
+  writeFileSync(join(skill, "SKILL.md"), "---\nname: x\n---\nbody\n")
+  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+  })
+  expect(result.code).toBe(0)
+  expect(result.stderr).toContain("\n::error title=hijacked::from the repository\n")
+  // stderr is where clanka's messages go (stdout holds only the step's own lines).
+  const obeyed = obeyedCommands(result.stderr)
+  expect(obeyed.filter((line) => line.includes("hijacked") || line.includes("attacker"))).toEqual([])
+  // Turned off around clanka run and clanka summary, and on again after each.
+  expect(obeyed.filter((line) => line.startsWith("::stop-commands::clanka-"))).toHaveLength(2)
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
