@@ -66,7 +66,19 @@ export async function flushTelemetry(timeoutMs = FLUSH_TIMEOUT_MS): Promise<bool
   clearTimeout(timer)
   if (!finished) {
     const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
-    warn(`OpenTelemetry export to ${endpoint} did not finish within ${timeoutMs / 1000} s; the spans and metrics not yet sent are dropped`)
+    warn(`OpenTelemetry export to ${endpoint === undefined ? endpoint : shownEndpoint(endpoint)} did not finish within ${timeoutMs / 1000} s; the spans and metrics not yet sent are dropped`)
   }
   return finished
+}
+
+/** The endpoint as a message shows it (a CI log, a terminal): a token in it (`user:token@`, a query) left out. */
+function shownEndpoint(endpoint: string): string {
+  let url: URL
+  try {
+    url = new URL(endpoint)
+  } catch {
+    return endpoint
+  }
+  if (!url.username && !url.password && !url.search) return endpoint
+  return `${url.protocol}//${url.username || url.password ? "…@" : ""}${url.host}${url.pathname}${url.search ? "?…" : ""}`
 }

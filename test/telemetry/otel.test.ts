@@ -247,4 +247,10 @@ test("a collector that cannot be reached costs one warning line and at most a fe
   expect(events(result.stdout).at(-1)._tag).toBe("AgentFinished")
   expect(result.stderr).toBe(`clanka: OpenTelemetry export to ${otlp.url} did not finish within 3 s; the spans and metrics not yet sent are dropped\n`)
   expect(Date.now() - started).toBeLessThan(8000)
+  // A token in the endpoint (user:token@, a query) stays out of the line (a CI job's log).
+  const { host } = new URL(otlp.url)
+  await server.close()
+  const again = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  const secret = await run(["go"], { ...again.server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:tok-SECRET@${host}/v1?api_key=q-SECRET` })
+  expect(secret.stderr).toBe(`clanka: OpenTelemetry export to http://…@${host}/v1?… did not finish within 3 s; the spans and metrics not yet sent are dropped\n`)
 })
