@@ -253,3 +253,19 @@ test("a prompt's image reaches the model; one the model cannot take is refused w
   })
   expect(server!.requests).toHaveLength(1)
 })
+
+test("attack: a session in an untrusted repository runs none of its hooks; a crafted session id or a FIFO as cwd is one error", async () => {
+  const repo = join(root, "hostile")
+  const marker = join(root, "hook-ran")
+  mkdirSync(join(repo, ".git"), { recursive: true })
+  writeFileSync(join(repo, "clanka.json"), JSON.stringify({ hooks: { sessionStart: [`touch ${marker}`], preExecute: [`touch ${marker}`], stop: [`touch ${marker}`] } }))
+  await start([{ blocks: [{ type: "execute", script: "console.log(1)" }] }, { blocks: [{ type: "text", text: "Done." }] }])
+  const sessionId = (await editor!.agent.request(acp.methods.agent.session.new, { cwd: repo, mcpServers: [] })).sessionId
+  expect(await prompt(sessionId, "go")).toEqual({ stopReason: "end_turn" })
+  expect(existsSync(marker)).toBe(false)
+  const refused = (request: Promise<unknown>) => request.then(() => undefined, (error: acp.RequestError) => error.message)
+  expect(await refused(editor!.agent.request(acp.methods.agent.session.load, { sessionId: "../../../etc/passwd", cwd: workspace, mcpServers: [] }))).toBe('"../../../etc/passwd" is not a session id (see clanka sessions)')
+  const fifo = join(root, "fifo")
+  Bun.spawnSync(["mkfifo", fifo])
+  expect(await refused(editor!.agent.request(acp.methods.agent.session.new, { cwd: fifo, mcpServers: [] }))).toBe(`-C ${fifo}: not a directory`)
+})
