@@ -182,3 +182,18 @@ test("a malformed hooks value is refused with exit 2 naming the file and the key
   const unknown = await clanka(["run", "-C", repo, "go"], { env: await env([]) })
   expect(unknown.stderr).toBe(`clanka: ${join(xdg, "clanka", "config.json")}: unknown key "beforeAll" in hooks\n`)
 })
+
+test("attack: the model's script, prompt and summary reach a hook only as JSON on stdin, never its command line or environment", async () => {
+  const marker = join(base, "injected")
+  // Shell syntax that would run if any of it were pasted into a command line.
+  const payload = `$(touch ${marker})\`touch ${marker}\`'; touch ${marker}; '"; touch ${marker}; "`
+  const hook = `env > ${join(base, "env")}; printf '%s\\n' "$0" "$@" > ${join(base, "argv")}; cat > ${join(base, "stdin")}`
+  userConfig({ hooks: { sessionStart: [hook], preExecute: [hook], postExecute: [hook], stop: [hook] } })
+  const script = `console.log(${JSON.stringify(payload)}); await taskComplete(${JSON.stringify(payload)})`
+  const result = await clanka(["run", "--json", "-C", repo, payload], { env: await env([{ blocks: [{ type: "execute", script }] }]) })
+  expect(result.code).toBe(0)
+  expect(existsSync(marker)).toBe(false)
+  expect(readFileSync(join(base, "env"), "utf8")).not.toContain("touch")
+  expect(readFileSync(join(base, "argv"), "utf8")).toBe("/bin/sh\n")
+  expect(JSON.parse(readFileSync(join(base, "stdin"), "utf8"))).toMatchObject({ event: "stop", summary: payload })
+})
