@@ -82,6 +82,41 @@ fi
 base=$(git -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
 in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
 
+# actions/checkout leaves the job's token where git finds it (persist-credentials, its default):
+# an http.<url>.extraheader in the repository's config, or (v6) a file under RUNNER_TEMP that an
+# includeIf entry of it names. The run's scripts may read both, and the model would see the token
+# (and could put it in its summary, which a later step may post). They are taken out for the run
+# and put back when this script exits, for the steps after it (a push).
+credentials=
+if [ "$in_git" = true ]; then
+  credentials=$(git -C "$directory" config --local --get-regexp '^(http\..*\.extraheader|includeif\..*\.path)$' 2>/dev/null |
+    while IFS= read -r line; do
+      case "$line" in
+        http.*) printf '%s\n' "$line" ;;
+        *" $temp/"*) printf '%s\n' "$line" ;;
+      esac
+    done || true)
+fi
+# Each line: KEY VALUE; an includeIf's VALUE is the file, unreadable meanwhile (no capability in
+# the sandbox bypasses its mode, root's neither).
+put_back_credentials() {
+  printf '%s\n' "$credentials" | while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    case "$line" in includeif.*) chmod 600 "${line#* }" 2>/dev/null || true ;; esac
+    git -C "$directory" config --local --add "${line%% *}" "${line#* }"
+  done
+  return 0
+}
+if [ -n "$credentials" ]; then
+  trap put_back_credentials EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  printf '%s\n' "$credentials" | while IFS= read -r line; do
+    git -C "$directory" config --local --unset-all "${line%% *}" || true
+    case "$line" in includeif.*) chmod 000 "${line#* }" 2>/dev/null || true ;; esac
+  done
+fi
+
 set -- run --json -C "$directory"
 [ -n "${INPUT_MODEL:-}" ] && set -- "$@" --model "$INPUT_MODEL"
 [ -n "${INPUT_SANDBOX:-}" ] && set -- "$@" --sandbox "$INPUT_SANDBOX"

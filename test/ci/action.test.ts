@@ -280,6 +280,43 @@ test("what clanka prints to the log cannot be a workflow command: a repository's
   expect(obeyed.filter((line) => line.startsWith("::stop-commands::clanka-"))).toHaveLength(2)
 })
 
+for (const backend of ["bwrap", "landlock"]) test(`the checkout's persisted token (an extraheader, or v6's file an includeIf names) is out of the scripts' reach during the run (${backend}), and back after it`, async () => {
+  const env = job()
+  const bin = await install(env)
+  const workspace = env.GITHUB_WORKSPACE!
+  const token = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX1NFQ1JFVA=="
+  // As actions/checkout v4 and v6 leave them.
+  git(workspace, "config", "--local", "http.https://github.com/.extraheader", token)
+  const file = join(env.RUNNER_TEMP!, "git-credentials-1234.config")
+  writeFileSync(file, `[http "https://github.com/"]\n\textraheader = ${token.replace("basic", "basic v6")}\n`)
+  git(workspace, "config", "--local", `includeIf.gitdir:${workspace}/.git.path`, file)
+  git(workspace, "config", "--local", "user.name", "kept")
+  const before = git(workspace, "config", "--local", "--list")
+  model = await startFakeModel("anthropic", [
+    work(`console.log(await readFile({path: '.git/config'})); console.log(await bash({command: 'git config --list --show-origin; cat ${file}; true'}))`),
+    work("await taskComplete('looked')"),
+  ])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "show the git config",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+    INPUT_SANDBOX_BACKEND: backend,
+  })
+  expect(result.code).toBe(0)
+  const events = readFileSync(outputs(env.GITHUB_OUTPUT!)["events-file"]!, "utf8")
+  // The script ran and read the config, which no longer held the token.
+  expect(events).toContain("user.name=kept")
+  expect(events).not.toContain("eC1hY2Nlc3MtdG9rZW46Z2hzX1NFQ1JFVA")
+  expect(JSON.stringify(model.requests.map((request) => request.body))).not.toContain("eC1hY2Nlc3MtdG9rZW46Z2hzX1NFQ1JFVA")
+  // Back for the steps after (a push); the order of the entries may change, nothing else.
+  expect(git(workspace, "config", "--local", "--list").split("\n").sort()).toEqual(before.split("\n").sort())
+  expect(readFileSync(file, "utf8")).toContain("basic v6")
+  expect(events).toContain(`"backend":"${backend}"`)
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
