@@ -13,22 +13,40 @@
  * runs a command at the next `git status` outside the sandbox). One made by a script is removed
  * after every script and when the sandbox ends, as the write tools refuse to make one.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { closeSync, lstatSync, readdirSync } from "node:fs"
 import { basename, dirname, join, relative, sep } from "node:path"
 import type { ExecuteOptions, Executor } from "../contract.ts"
 import { GIT_DIR_FILES, protectedPaths } from "../tools/protected-paths.ts"
+import { at, makeDirectoryAt, openBelow, openDirectory, readFileAt, readLinkAt, removeAt, symlinkAt, writeFileAt } from "./pinned-fs.ts"
 
 type Entry = { kind: "file"; content: Buffer; mode: number } | { kind: "dir"; mode: number } | { kind: "link"; target: string }
 
 /** More than this in the protected paths (a large .clanka/) and they are not kept. */
 const MAX_BYTES = 64 * 1024 * 1024
+/** The mode of a file entry over MAX_BYTES (its content not read). */
+const LARGE = -2
+
+/** A protected path as its writable root and the parts below it (the last one its own name). */
+interface Place {
+  root: string
+  path: string
+  parents: string[]
+  name: string
+}
+
+function placeOf(roots: readonly string[], path: string): Place | undefined {
+  const root = roots.find((dir) => path.startsWith(dir + sep))
+  if (!root) return undefined
+  const parts = relative(root, path).split(sep)
+  return { root, path, parents: parts.slice(0, -1), name: parts.at(-1)! }
+}
 
 export class ProtectedState {
   private constructor(
-    /** Each protected path with its writable root, and what was there (undefined: nothing). */
-    private readonly paths: { root: string; path: string; entries: Map<string, Entry> }[],
+    /** Each protected path that existed, and what was there. */
+    private readonly paths: (Place & { entries: Map<string, Entry> })[],
     /** The git directories' protected files that were not there: one that appears is removed. */
-    private readonly absent: string[],
+    private readonly absent: Place[],
   ) {}
 
   /**
@@ -38,70 +56,113 @@ export class ProtectedState {
   static take(workspace: string, writable: readonly string[], options: { existing?: boolean } = {}): ProtectedState {
     const roots = [workspace, ...writable]
     let bytes = 0
-    const all = protectedPaths(workspace, writable)
-    // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
-    const paths = options.existing === false ? [] : all.flatMap((path) => {
-      const root = roots.find((dir) => path.startsWith(dir + sep))
-      const entries = root ? read(path) : undefined
-      if (!root || !entries) return []
-      for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.content.length
-      return [{ root, path, entries }]
-    })
-    // In a git directory that exists (a `.git` made by a script, `git init`, is left alone).
-    const absent = all.filter((path) => GIT_DIR_FILES.includes(basename(path)) && !lstatSync(path, { throwIfNoEntry: false }) && isDirectoryChain(dirname(path)))
+    const places = protectedPaths(workspace, writable).flatMap((path) => placeOf(roots, path) ?? [])
+    const paths: (Place & { entries: Map<string, Entry> })[] = []
+    const absent: Place[] = []
+    for (const place of places) {
+      const dir = openBelow(place.root, place.parents)
+      // In a git directory that exists (a `.git` made by a script, `git init`, is left alone).
+      if (dir === undefined) continue
+      try {
+        // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
+        const entries = options.existing === false ? undefined : read(dir, place.name)
+        if (entries) {
+          for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.mode === LARGE ? Infinity : entry.content.length
+          paths.push({ ...place, entries })
+        } else if (GIT_DIR_FILES.includes(place.name) && !lstatSync(at(dir, place.name), { throwIfNoEntry: false })) absent.push(place)
+      } finally {
+        closeSync(dir)
+      }
+    }
     return new ProtectedState(bytes > MAX_BYTES ? [] : paths, absent)
   }
 
-  /** Puts back what changed; returns the protected paths it put back (empty: nothing changed). */
+  /**
+   * Puts back what changed; returns the protected paths it put back (empty: nothing changed).
+   * Scripts may be running meanwhile (a server started in the background): every step is taken
+   * relative to directories held open, never through a symlink one of them could swap in.
+   */
   restore(): string[] {
     const changed: string[] = []
-    for (const { root, path, entries } of this.paths) {
-      const now = read(path, true)
-      if (same(entries, now)) continue
-      changed.push(path)
+    for (const { root, path, parents, name, entries } of this.paths) {
       // The path's parents must be directories again before anything is written through them.
-      if (!directoriesUpTo(root, dirname(path))) continue
-      rmSync(path, { recursive: true, force: true })
-      for (const [name, entry] of entries) {
-        const target = name === "" ? path : join(path, name)
-        if (entry.kind === "dir") mkdirSync(target, { mode: 0o700 })
-        else if (entry.kind === "link") symlinkSync(entry.target, target)
-        else if (entry.mode >= 0) writeFileSync(target, entry.content, { mode: 0o600 })
-        if (entry.kind !== "link" && entry.mode >= 0) chmodSync(target, entry.mode)
+      const dir = openBelow(root, parents, true)
+      if (dir === undefined) {
+        changed.push(path)
+        continue
+      }
+      try {
+        if (same(entries, read(dir, name))) continue
+        changed.push(path)
+        removeAt(dir, name)
+        putBack(dir, name, entries)
+      } finally {
+        closeSync(dir)
       }
     }
     // After the rest: a parent put back as a directory is one again.
-    for (const path of this.absent) {
-      // Never through a parent a script turned into a symlink (the removal would land elsewhere).
-      if (!lstatSync(path, { throwIfNoEntry: false }) || !isDirectoryChain(dirname(path))) continue
-      rmSync(path, { recursive: true, force: true })
-      changed.push(path)
+    for (const { root, path, parents, name } of this.absent) {
+      const dir = openBelow(root, parents)
+      if (dir === undefined) continue
+      try {
+        if (!lstatSync(at(dir, name), { throwIfNoEntry: false })) continue
+        removeAt(dir, name)
+        changed.push(path)
+      } finally {
+        closeSync(dir)
+      }
     }
     return changed
   }
 }
 
-/**
- * What is at `path` (never following a symlink): entries by their path below it ("" for itself,
- * parents before children), or undefined when nothing is there. A parent that is no longer a
- * directory counts as nothing there (`checkParents`).
- */
-function read(path: string, checkParents = false): Map<string, Entry> | undefined {
-  if (checkParents && !isDirectoryChain(dirname(path))) return undefined
-  const entries = new Map<string, Entry>()
-  const visit = (at: string) => {
-    const info = lstatSync(at, { throwIfNoEntry: false })
-    if (!info) return
-    const name = relative(path, at)
-    if (info.isSymbolicLink()) entries.set(name, { kind: "link", target: readlinkSync(at) })
-    else if (info.isDirectory()) {
-      entries.set(name, { kind: "dir", mode: info.mode & 0o7777 })
-      for (const child of readdirSync(at).sort()) visit(join(at, child))
-    } else if (info.isFile()) entries.set(name, { kind: "file", content: readFileSync(at), mode: info.mode & 0o7777 })
-    // A FIFO, socket or device in a protected path: no state of its own to keep, it is removed on restore.
-    else entries.set(name, { kind: "file", content: Buffer.alloc(0), mode: -1 })
+/** Makes `name` in `dir` what `entries` say (parents before children), each below its own directory held open. */
+function putBack(dir: number, name: string, entries: Map<string, Entry>): void {
+  const opened = new Map<string, number>()
+  try {
+    for (const [below, entry] of entries) {
+      const parent = below === "" ? dir : opened.get(dirname(below) === "." ? "" : dirname(below))
+      if (parent === undefined) continue
+      const leaf = below === "" ? name : basename(below)
+      if (entry.kind === "dir") {
+        const made = makeDirectoryAt(parent, leaf, entry.mode)
+        if (made !== undefined) opened.set(below, made)
+      } else if (entry.kind === "link") symlinkAt(parent, leaf, entry.target)
+      else if (entry.mode >= 0) writeFileAt(parent, leaf, entry.content, entry.mode)
+    }
+  } finally {
+    for (const fd of opened.values()) closeSync(fd)
   }
-  visit(path)
+}
+
+/**
+ * What is at `name` in `dir` (never following a symlink, never waiting on a FIFO): entries by
+ * their path below it ("" for itself, parents before children), or undefined when nothing is there.
+ */
+function read(dir: number, name: string): Map<string, Entry> | undefined {
+  const entries = new Map<string, Entry>()
+  const visit = (parent: number, leaf: string, below: string) => {
+    const info = lstatSync(at(parent, leaf), { throwIfNoEntry: false })
+    if (!info) return
+    if (info.isSymbolicLink()) entries.set(below, { kind: "link", target: readLinkAt(parent, leaf) ?? "" })
+    else if (info.isDirectory()) {
+      const child = openDirectory(at(parent, leaf))
+      // Swapped for something else since: not what was kept, whatever it is.
+      if (child === undefined) return void entries.set(below, { kind: "file", content: Buffer.alloc(0), mode: -1 })
+      entries.set(below, { kind: "dir", mode: info.mode & 0o7777 })
+      try {
+        for (const entry of readdirSync(at(child, "")).sort()) visit(child, entry, below === "" ? entry : join(below, entry))
+      } finally {
+        closeSync(child)
+      }
+    } else {
+      // A FIFO, socket or device: no state of its own, removed on restore. Too large: nothing is kept (take).
+      const file = info.isFile() ? readFileAt(parent, leaf, MAX_BYTES) : undefined
+      if (file === "large") entries.set(below, { kind: "file", content: Buffer.alloc(0), mode: LARGE })
+      else entries.set(below, file ? { kind: "file", ...file } : { kind: "file", content: Buffer.alloc(0), mode: -1 })
+    }
+  }
+  visit(dir, name, "")
   return entries.size > 0 ? entries : undefined
 }
 
@@ -114,32 +175,6 @@ function same(a: Map<string, Entry>, b: Map<string, Entry> | undefined): boolean
     if (entry.kind === "link" && entry.target !== (other as typeof entry).target) return false
     if (entry.kind !== "link" && entry.mode !== (other as typeof entry).mode) return false
     if (entry.kind === "file" && !entry.content.equals((other as typeof entry).content)) return false
-  }
-  return true
-}
-
-function isDirectoryChain(dir: string): boolean {
-  for (let at = dir; ; at = dirname(at)) {
-    const info = lstatSync(at, { throwIfNoEntry: false })
-    if (!info?.isDirectory()) return false
-    if (at === dirname(at)) return true
-  }
-}
-
-/**
- * Makes every directory from `root` down to `dir` a real directory: a symlink there is removed (it
- * would lead the restore elsewhere), a file is renamed aside, a missing one is made.
- */
-function directoriesUpTo(root: string, dir: string): boolean {
-  if (!lstatSync(root, { throwIfNoEntry: false })?.isDirectory()) return false
-  let at = root
-  for (const part of relative(root, dir).split(sep).filter(Boolean)) {
-    at = join(at, part)
-    const info = lstatSync(at, { throwIfNoEntry: false })
-    if (info?.isDirectory()) continue
-    if (info?.isSymbolicLink()) rmSync(at)
-    else if (info) renameSync(at, `${at}.clanka-displaced-${Date.now()}`)
-    mkdirSync(at)
   }
   return true
 }

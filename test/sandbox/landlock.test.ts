@@ -104,6 +104,24 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(existsSync(marker)).toBe(false)
   })
 
+  test("putting the protected paths back never follows a symlink a script running in the background swaps in: nothing is written outside", async () => {
+    const repo = join(root, "race")
+    mkdirSync(join(repo, ".clanka"), { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", "."], { cwd: repo })
+    // A repository's .clanka/ with many files (the restore writes them one by one) and the payload last.
+    for (let i = 0; i < 300; i++) writeFileSync(join(repo, ".clanka", `a${String(i).padStart(3, "0")}`), `filler ${i}\n`)
+    writeFileSync(join(repo, ".clanka", "zzz"), "echo ran on the host\n")
+    const target = join(root, "outside-target")
+    // A loop left running makes zzz a symlink out of the workspace whenever it is missing.
+    const loop = `while :; do ln -s ${target} .clanka/zzz 2>/dev/null; done`
+    const script = `await bash({ command: ${JSON.stringify(`setsid sh -c '${loop}' </dev/null >/dev/null 2>&1 & rm -f .clanka/zzz; sleep 0.3`)} }); console.log("done")`
+    const result = await clanka(["exec", "-C", repo, "-e", script], { env })
+    expect(result.stdout).toStartWith("done\n[sandbox: a script changed ")
+    expect(existsSync(target)).toBe(false)
+    expect(readFileSync(join(repo, ".clanka", "zzz"), "utf8")).toBe("echo ran on the host\n")
+    expect(readdirSync(join(repo, ".clanka"))).toHaveLength(301)
+  })
+
   test("a HOME with thousands of entries (each read rule of its own beside the credential stores) still starts", async () => {
     const home = join(root, "big-home")
     mkdirSync(join(home, ".ssh"), { recursive: true })
