@@ -73,8 +73,8 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
   const { relaySandboxed } = await import("../executor/mcp-relay.ts")
   // Landlock cannot keep the protected paths read-only: put back when the sandbox ends (this relay
   // does not follow the scripts; an agent's local executor puts them back after each one).
-  // Under any backend a git directory's hooks, config or commondir a script made is removed.
-  const protect = policy.mode === "workspace-write" ? (await import("../executor/landlock-protect.ts")).ProtectedState.take(directory, policy.writable, { existing: policy.backend === "landlock" }) : undefined
+  // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
+  const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? (await import("../executor/landlock-protect.ts")).ProtectedState.take(directory, policy.writable, { existing: policy.backend === "landlock" }) : undefined
   try {
     return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
   } finally {

@@ -120,8 +120,8 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const { RemoteExecutor } = await import("./remote.ts")
   const start = async (policy: SandboxPolicy) => {
     // Landlock cannot keep the protected paths read-only: they are put back after each script.
-    // Under any backend a git directory's hooks, config or commondir a script made is removed.
-    const protect = policy.mode === "workspace-write" ? await import("./landlock-protect.ts") : undefined
+    // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
+    const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? await import("./landlock-protect.ts") : undefined
     const state = protect?.ProtectedState.take(workspace, policy.writable, { existing: policy.backend === "landlock" })
     const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
       RemoteExecutor.start({
