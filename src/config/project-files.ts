@@ -4,7 +4,7 @@
  * trust fingerprint is taken over the very bytes that are then parsed (no change slips in between).
  */
 import { createHash } from "node:crypto"
-import { existsSync, readFileSync } from "node:fs"
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 
@@ -44,14 +44,31 @@ export function readProjectFiles(directory: string): ProjectFile[] {
   return files
 }
 
-/** A file's bytes; undefined when it does not exist; any other failure is the user's to fix. */
+/** More than any config file holds: a bigger one (a symlink to a huge file) is refused unread. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+/**
+ * A file's bytes; undefined when it does not exist; any other failure is the user's to fix. Only
+ * a regular file is read: a FIFO (opened without waiting for a writer) or a device that a script
+ * left in the project's place would hang or never end the next start.
+ */
 export function readIfPresent(path: string): Buffer | undefined {
+  let fd: number
   try {
-    return readFileSync(path)
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === "ENOENT" || code === "ENOTDIR") return undefined
     throw new UsageError(`${path}: cannot read it: ${code ?? (error as Error).message}`)
+  }
+  try {
+    const info = fstatSync(fd)
+    if (info.isDirectory()) throw new UsageError(`${path}: cannot read it: EISDIR`)
+    if (!info.isFile()) throw new UsageError(`${path}: not a regular file (a FIFO, socket or device); remove it`)
+    if (info.size > MAX_CONFIG_BYTES) throw new UsageError(`${path}: ${info.size} bytes, more than a config file holds; remove it`)
+    return readFileSync(fd)
+  } finally {
+    closeSync(fd)
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -210,4 +210,17 @@ test("clanka help lists config and mcp, and the configuration files", async () =
   // A term too long for its column sits on its own line; its description follows under the column.
   expect(stdout).toMatch(/\n {2}\$XDG_CONFIG_HOME\/clanka\/config\.json\n +the user's defaults \(below the project's\)\n/)
   for (const command of ["config", "mcp"]) expect((await clanka(["help", command])).stdout).toContain(`USAGE clanka ${command}`)
+})
+
+test("attack: a FIFO or a device where a project's config file goes (a script can leave one) is exit 2 at once, not a hang", async () => {
+  const project = join(root, "special")
+  mkdirSync(join(project, ".git"), { recursive: true })
+  mkdirSync(join(project, "fifo"))
+  mkdirSync(join(project, "zero"))
+  Bun.spawnSync(["mkfifo", join(project, "fifo", "clanka.json")])
+  symlinkSync("/dev/zero", join(project, "zero", ".mcp.json"))
+  for (const [dir, file] of [["fifo", "clanka.json"], ["zero", ".mcp.json"]] as const) {
+    const result = await clanka(["run", "-C", join(project, dir), "hi"], { env, timeoutMs: 10_000 })
+    expect(result).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, dir, file)}: not a regular file (a FIFO, socket or device); remove it\n` })
+  }
 })
