@@ -30,12 +30,16 @@ const MAX_BODY_CHARS = 256 * 1024
 export async function loadSkill(summary: SkillSummary, boundary: string | undefined): Promise<Skill> {
   const real = await realpath(summary.path)
   if (boundary !== undefined && !inside(boundary, real)) throw new Error(`${summary.path} is outside the workspace`)
-  const text = await readFile(real, "utf8")
-  let body = (parseFrontMatter(text)?.body ?? text).trim()
-  if (body.length > MAX_BODY_CHARS) body = `${body.slice(0, MAX_BODY_CHARS)}\n[cut at ${MAX_BODY_CHARS} characters; readFile the path for the rest]`
+  const body = skillBody(await readFile(real, "utf8"))
   const folder = dirname(summary.path)
   const files = (await listFiles(folder, boundary)).filter((path) => path !== summary.path)
   return { name: summary.name, description: summary.description, body, path: summary.path, files }
+}
+
+/** A SKILL.md's instructions: what follows its front matter, cut when very long. */
+export function skillBody(text: string): string {
+  const body = (parseFrontMatter(text)?.body ?? text).trim()
+  return body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}\n[cut at ${MAX_BODY_CHARS} characters; readFile the path for the rest]` : body
 }
 
 /**

@@ -5,12 +5,14 @@
  * carries the skill's files, which the executor copies into its temporary directory, where scripts
  * on any host can read and run them.
  */
-import { readFile, realpath, stat } from "node:fs/promises"
+import { constants } from "node:fs"
+import { open, readlink, realpath } from "node:fs/promises"
 import { dirname } from "node:path"
 import * as v from "valibot"
 import { inside } from "../executor/agents-md.ts"
 import { findSkills, userSkillRoots } from "./discover.ts"
-import { loadSkill, withinSkill } from "./load.ts"
+import { parseFrontMatter } from "./front-matter.ts"
+import { loadSkill, skillBody, withinSkill } from "./load.ts"
 
 export const SkillCallSchema = v.object({ name: v.string() })
 
@@ -44,20 +46,54 @@ export async function answerUserSkill(configDir: string | undefined, params: unk
   if (!summary) return { known }
   const skill = await loadSkill(summary, undefined)
   // Only what really lives in the skill's folder crosses, maybe to another host: a symlink there
-  // to a key file must not carry the key along.
+  // to a key file must not carry the key along. The folder may be a script's to change (a skill
+  // symlinked from a project being worked on): what counts is the file each read really opened.
   const folder = await realpath(dirname(summary.path))
-  const beside = (await Promise.all(skill.files.map(async (file) => (inside(folder, await realpath(file).catch(() => "")) ? [file] : [])))).flat()
   const files: { path: string; base64: string; executable: boolean }[] = []
   const left: string[] = []
   let bytes = 0
-  for (const path of [summary.path, ...beside]) {
-    const info = await stat(path)
-    if (bytes + info.size > USER_SKILL_MAX_BYTES) {
+  let body = skill.body
+  for (const path of [summary.path, ...skill.files]) {
+    const isSkillMd = path === summary.path
+    const read = await readChecked(path, isSkillMd ? undefined : folder, USER_SKILL_MAX_BYTES - bytes)
+    if (read === undefined) continue
+    if (read === "large") {
       left.push(withinSkill(summary.path, path))
       continue
     }
-    bytes += info.size
-    files.push({ path: withinSkill(summary.path, path), base64: (await readFile(path)).toString("base64"), executable: (info.mode & 0o111) !== 0 })
+    if (isSkillMd) {
+      // SKILL.md may live elsewhere (a dotfiles link), but what was read must still be a skill.
+      if (!parseFrontMatter(read.content.toString("utf8"))?.fields.description) return { known }
+      body = skillBody(read.content.toString("utf8"))
+    }
+    bytes += read.content.length
+    files.push({ path: withinSkill(summary.path, path), base64: read.content.toString("base64"), executable: read.executable })
   }
-  return { known, skill: { name: skill.name, description: skill.description, body: skill.body, files, ...(left.length ? { left } : {}) } }
+  return { known, skill: { name: skill.name, description: skill.description, body, files, ...(left.length ? { left } : {}) } }
+}
+
+/**
+ * A regular file's bytes, read from one open descriptor: on Linux the file it really opened must
+ * be inside `folder` (when given), whatever the path led to a moment before. "large" past `room`.
+ */
+async function readChecked(path: string, folder: string | undefined, room: number): Promise<{ content: Buffer; executable: boolean } | "large" | undefined> {
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return undefined
+    const real = process.platform === "linux" ? await readlink(`/proc/self/fd/${handle.fd}`).catch(() => "") : await realpath(path).catch(() => "")
+    if (folder !== undefined && !inside(folder, real)) return undefined
+    if (info.size > room) return "large"
+    // As much as it held when checked: a file still growing is not followed.
+    const content = Buffer.alloc(info.size)
+    const { bytesRead } = await handle.read(content, 0, info.size, 0)
+    return { content: content.subarray(0, bytesRead), executable: (info.mode & 0o111) !== 0 }
+  } finally {
+    await handle.close()
+  }
 }

@@ -232,3 +232,31 @@ test("clanka skills lists the project's and the user's skills; --json one object
   const none = await clanka(["skills", "-C", join(base, "plain-none")], { env: { XDG_CONFIG_HOME: join(base, "no-xdg") } })
   expect(none.stdout).toStartWith("No skills.")
 })
+
+test.skipIf(!sandboxed)("attack: a user skill whose folder a script can change (linked from the workspace) never carries a file from outside it, even swapped in mid-read", async () => {
+  const repo = join(base, "race-repo")
+  const xdg = join(base, "race-xdg")
+  const folder = join(repo, "skills", "mine")
+  write(join(folder, "SKILL.md"), "---\nname: mine\ndescription: A skill being written.\n---\nbody\n")
+  write(join(folder, "data.txt"), "public data\n")
+  git(repo, "init", "-q")
+  // The user develops the skill in the project and links it into their skills.
+  mkdirSync(join(xdg, "clanka", "skills"), { recursive: true })
+  symlinkSync(folder, join(xdg, "clanka", "skills", "mine"))
+  const key = join(base, "race-key.pem")
+  write(key, "USER-KEY-MATERIAL\n")
+  // Left running: data.txt is the file, then a link to the key, then the file again, on and on.
+  const swap = `while :; do ln -sfn ${key} skills/mine/l && mv -T skills/mine/l skills/mine/data.txt; echo 'public data' > skills/mine/f && mv -T skills/mine/f skills/mine/data.txt; done`
+  const script = [
+    `await bash({ command: ${JSON.stringify(`setsid sh -c ${JSON.stringify(swap)} </dev/null >/dev/null 2>&1 &`)} })`,
+    "let leaked = 0, read = 0",
+    // A file renamed away mid-listing may fail a call: only what crossed counts.
+    'for (let i = 0; i < 400; i++) try { for (const file of (await skill("mine")).files) { const text = await readFile({ path: file }); if (text?.includes("KEY-MATERIAL")) leaked++; if (text?.includes("public")) read++ } } catch {}',
+    'console.log(leaked, read > 0)',
+  ].join("\n")
+  const { code, requests } = await run(repo, xdg, {
+    turns: [{ blocks: [{ type: "execute", script }] }, { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }],
+  })
+  expect(code).toBe(0)
+  expect(requests[1]!.toolResults[0]).toBe("0 true\n")
+}, 60_000)
