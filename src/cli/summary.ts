@@ -11,6 +11,7 @@ import { ExitCode, UsageError } from "../errors.ts"
 import { FactsCollector, type RunFacts } from "../ci/facts.ts"
 import { renderSummary } from "../ci/markdown.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { visible } from "../output/visible.ts"
 
 export default defineCommand({
   ...spec,
@@ -28,12 +29,14 @@ export default defineCommand({
     const facts = collector.facts()
     // git runs only when asked: the module that calls it loads with --git.
     const changed = args.git === undefined ? undefined : await (await import("../ci/changed-files.ts")).changedFiles(args.git, args.since)
+    // The model's text and a hostile events file's: on a terminal no escape sequence of theirs is obeyed.
+    const print = (text: string) => process.stdout.write(process.stdout.isTTY ? visible(text) : text)
     if (args.get !== undefined) {
-      process.stdout.write(plain(FIELDS[args.get]!(facts)) + "\n")
+      print(plain(FIELDS[args.get]!(facts)) + "\n")
     } else if (args.json) {
       process.stdout.write(JSON.stringify({ ...facts, ...(changed ? { changedFiles: changed } : {}) }) + "\n")
     } else {
-      process.stdout.write(renderSummary({ facts, changed, source }))
+      print(renderSummary({ facts, changed, source }))
     }
     return ExitCode.ok
   },

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const directory = temporaryDirectory("clanka-summary-")
@@ -311,4 +311,16 @@ test("--git runs nothing the work tree set up: an fsmonitor in its config or in 
   git(repo, "config", "core.fsmonitor", `touch ${marker}; false`)
   expect((await clanka(["summary", file, "--git", repo])).stdout).toContain("- modified `a.ts`")
   expect(existsSync(marker)).toBe(false)
+})
+
+test("on a terminal the model's escape sequences are shown, not obeyed (--get too); piped they stay as written", async () => {
+  const summary = "Done.\x1b]0;owned title\x07\x1b[2J\x1b[31mred"
+  const file = stream([start, { ...finished.at(-1), summary }])
+  // `script` gives clanka a terminal as its stdout.
+  const onTerminal = (args: string[]) =>
+    spawnSync("script", ["-qec", [BUN, MAIN, ...args].map((word) => `'${word}'`).join(" "), "/dev/null"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } }).stdout
+  // The Markdown leaves control characters out anyway; --get shows them as cat -v does.
+  expect(onTerminal(["summary", file])).toContain("Done.]0;owned title[2J[31mred")
+  expect(onTerminal(["summary", file, "--get", "summary"])).toBe("Done.^[]0;owned title^G^[[2J^[[31mred\r\n")
+  expect((await clanka(["summary", file, "--get", "summary"])).stdout).toBe(`${summary}\n`)
 })
