@@ -9,6 +9,7 @@ import { parseSshTarget } from "../executor/ssh-target.ts"
 import { checkEnvName, executorEnv, WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
+import { visible } from "../output/visible.ts"
 import { repeated } from "./argv.ts"
 import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
@@ -180,7 +181,8 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       env,
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,
-      onWarning: (line) => process.stderr.write(`clanka: ${line}\n`),
+      // A warning names the project's files (a skill folder's name): one line, nothing a terminal obeys.
+      onWarning: (line) => process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`),
       ...(sent ? { mcp: { mcpServers: sent } } : {}),
     }),
     agentSide,

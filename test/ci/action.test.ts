@@ -254,25 +254,30 @@ function obeyedCommands(log: string): string[] {
   return obeyed
 }
 
-test("what clanka prints to the log cannot be a workflow command: a repository's file name with a newline and ::error:: in it", async () => {
+test("what clanka prints to the log cannot be a workflow command: a repository's file name, or any line of its messages", async () => {
   const env = job()
   const bin = await install(env)
   // A skill folder whose name carries a line of its own (git stores such names); its SKILL.md lacks
-  // a description, so clanka names the folder in a warning on stderr.
+  // a description, so clanka names the folder in a warning on stderr (as one line, ^J for the newline).
   const skill = join(env.GITHUB_WORKSPACE!, ".claude", "skills", "x\n::error title=hijacked::from the repository\n::stop-commands::attacker")
   mkdirSync(skill, { recursive: true })
   writeFileSync(join(skill, "SKILL.md"), "---\nname: x\n---\nbody\n")
+  // And whatever else clanka may print there: a binary that starts with workflow commands of its own.
+  const noisy = join(env.RUNNER_TEMP!, "noisy-clanka")
+  writeFileSync(noisy, `#!/bin/sh\necho '::error title=hijacked::from a message' >&2\necho '::stop-commands::attacker' >&2\nexec "${bin}" "$@"\n`)
+  chmodSync(noisy, 0o755)
   model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
   const result = await step("run.sh", {
     ...env,
-    CLANKA_BIN: bin,
+    CLANKA_BIN: noisy,
     ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
     INPUT_ANTHROPIC_API_KEY: KEY,
     INPUT_PROMPT: "anything",
     INPUT_MODEL: "anthropic/claude-sonnet-4-5",
   })
   expect(result.code).toBe(0)
-  expect(result.stderr).toContain("\n::error title=hijacked::from the repository\n")
+  expect(result.stderr).toContain("x^J::error title=hijacked::from the repository^J")
+  expect(result.stderr).toContain("\n::error title=hijacked::from a message\n")
   // stderr is where clanka's messages go (stdout holds only the step's own lines).
   const obeyed = obeyedCommands(result.stderr)
   expect(obeyed.filter((line) => line.includes("hijacked") || line.includes("attacker"))).toEqual([])

@@ -260,3 +260,13 @@ test.skipIf(!sandboxed)("attack: a user skill whose folder a script can change (
   expect(code).toBe(0)
   expect(requests[1]!.toolResults[0]).toBe("0 true\n")
 }, 60_000)
+
+test("attack: a skill folder named with escape sequences and a newline is one warning line that a terminal shows, not obeys", async () => {
+  const repo = join(base, "escape-repo")
+  const folder = join(repo, ".claude", "skills", "x\x1b]0;owned\x07\n::error::y")
+  write(join(folder, "SKILL.md"), "---\nname: y\n---\nno description\n")
+  git(repo, "init", "-q")
+  const { code, stderr } = await run(repo, join(base, "escape-xdg"))
+  expect(code).toBe(0)
+  expect(stderr).toBe(`clanka: ${repo}/.claude/skills/x^[]0;owned^G^J::error::y/SKILL.md: no front matter with a description (---, name: …, description: …, ---); skill not listed\n`)
+})
