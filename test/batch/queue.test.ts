@@ -241,6 +241,8 @@ test.skipIf(!available)("queue mistakes are one line: executor flags on batch --
   })
   expect((await clanka(["batch", "--queue", "redis://127.0.0.1:1/q", file])).stderr).toStartWith("clanka: cannot reach the queue's Redis at redis://127.0.0.1:1/q: ")
   expect(await clanka(["worker", "--queue", "http://x/q"])).toEqual({ code: 2, stdout: "", stderr: 'clanka: --queue "http://x/q": not a redis:// or rediss:// URL; give redis://HOST:PORT/NAME\n' })
+  // A password in a mistaken URL stays out of the message (a CI log).
+  expect(await clanka(["worker", "--queue", "http://user:s3cret@x/q"])).toEqual({ code: 2, stdout: "", stderr: 'clanka: --queue "http://user:…@x/q": not a redis:// or rediss:// URL; give redis://HOST:PORT/NAME\n' })
   expect((await clanka(["worker"])).stderr).toBe("clanka: clanka worker needs --queue redis://HOST:PORT/NAME\n")
 })
 

@@ -23,7 +23,9 @@ export interface QueuePlace {
 }
 
 export function parseQueueUrl(value: string): QueuePlace {
-  const refuse = (problem: string) => new UsageError(`--queue ${JSON.stringify(value)}: ${problem}; give redis://HOST:PORT/NAME`)
+  // The message goes to logs: a password in the URL (redis://:PASSWORD@HOST) is left out.
+  const written = value.replace(/^([^/]*\/\/[^/@:]*):[^@/]*@/, "$1:…@")
+  const refuse = (problem: string) => new UsageError(`--queue ${JSON.stringify(written)}: ${problem}; give redis://HOST:PORT/NAME`)
   let url: URL
   try {
     url = new URL(value)
