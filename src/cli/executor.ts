@@ -82,5 +82,6 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
     releasePrivateTmps(argv)
     const changed = protect?.restore() ?? []
     if (changed.length > 0) process.stderr.write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
+    for (const line of protect?.finish() ?? []) process.stderr.write(`clanka executor: ${line}\n`)
   }
 }

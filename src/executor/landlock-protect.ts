@@ -17,6 +17,7 @@ import { closeSync, lstatSync, readdirSync } from "node:fs"
 import { basename, dirname, join, relative, sep } from "node:path"
 import type { ExecuteOptions, Executor } from "../contract.ts"
 import { GIT_DIR_FILES, protectedPaths } from "../tools/protected-paths.ts"
+import { populatedGitlinks, quarantineNewGitlinks } from "./nested-repos.ts"
 import { at, makeDirectoryAt, openBelow, openDirectory, readFileAt, readLinkAt, removeAt, symlinkAt, writeFileAt } from "./pinned-fs.ts"
 
 type Entry = { kind: "file"; content: Buffer; mode: number } | { kind: "dir"; mode: number } | { kind: "link"; target: string }
@@ -47,6 +48,8 @@ export class ProtectedState {
     private readonly paths: (Place & { entries: Map<string, Entry> })[],
     /** The git directories' protected files that were not there: one that appears is removed. */
     private readonly absent: Place[],
+    /** Per writable root in a repository, its populated gitlinks (nested-repos.ts). */
+    private readonly gitlinks: { root: string; links: Set<string> }[],
   ) {}
 
   /**
@@ -74,7 +77,16 @@ export class ProtectedState {
         closeSync(dir)
       }
     }
-    return new ProtectedState(bytes > MAX_BYTES ? [] : paths, absent)
+    const gitlinks = roots.flatMap((root) => {
+      const links = populatedGitlinks(root)
+      return links ? [{ root, links }] : []
+    })
+    return new ProtectedState(bytes > MAX_BYTES ? [] : paths, absent, gitlinks)
+  }
+
+  /** When the sandbox has ended: the repositories scripts added to the index are quarantined; the lines saying so. */
+  finish(): string[] {
+    return this.gitlinks.flatMap(({ root, links }) => quarantineNewGitlinks(root, links))
   }
 
   /**
@@ -214,6 +226,7 @@ export function keepProtectedPaths(executor: Executor, state: ProtectedState, on
   executor.close = async () => {
     await close()
     check()
+    for (const line of state.finish()) onWarning?.(line)
   }
   return executor
 }

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
+import { BACKENDS } from "../support/sandbox-backends.ts"
 
 const available = osSandboxWorks()
 if (!available && process.env.CI) throw new Error("bwrap is missing or cannot create namespaces; .ci/run installs bubblewrap")
@@ -197,3 +198,34 @@ describe.skipIf(!available)("protected paths in the workspace", () => {
     expect(existsSync(marker)).toBe(false)
   })
 })
+
+for (const backend of BACKENDS) {
+  test.skipIf(!backend.available)(`a repository a script adds to the index is quarantined when the sandbox ends (${backend.name}): git status outside runs nothing of it; one there before is left alone`, async () => {
+    const marker = join(root, `nested-ran-${backend.name}`)
+    const commit = (dir: string) => git(dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x", "--no-verify")
+    // One the user had before the run (an embedded repository in the index): not the run's doing.
+    mkdirSync(join(workspace, "old"))
+    git(join(workspace, "old"), "init", "-q")
+    writeFileSync(join(workspace, "old", "f"), "f\n")
+    git(join(workspace, "old"), "add", "f")
+    commit(join(workspace, "old"))
+    git(workspace, "add", "old")
+    const attack = [
+      "mkdir sub && cd sub && git init -q && echo y > f && git add f",
+      "git -c user.name=t -c user.email=t@t commit -qm x --no-verify",
+      `git config core.fsmonitor "touch ${marker}; false" && echo z >> f && cd .. && git add sub 2>/dev/null`,
+    ].join(" && ")
+    const result = await clanka(["exec", "-C", workspace, "-e", `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`], { env: backend.env })
+    expect(result.code).toBe(0)
+    const sub = join(workspace, "sub")
+    expect(result.stderr).toContain(
+      `clanka: sandbox: a script added ${sub} to the index as a repository of its own; git in the workspace would run what its config says (core.fsmonitor, hooks) outside the sandbox, so its .git is now ${sub}/.git.clanka-quarantined: check its config, then rename it back to .git\n`,
+    )
+    expect(existsSync(join(sub, ".git"))).toBe(false)
+    expect(existsSync(join(sub, ".git.clanka-quarantined", "config"))).toBe(true)
+    expect(existsSync(join(workspace, "old", ".git"))).toBe(true)
+    git(workspace, "status")
+    git(workspace, "diff")
+    expect(existsSync(marker)).toBe(false)
+  })
+}

@@ -1,0 +1,55 @@
+/**
+ * Repositories a script adds to the workspace's index (a gitlink, as `git add` makes for an
+ * embedded repository, or `git submodule add`). `git status`, `git diff` and `git commit` of the
+ * workspace, run by the user outside the sandbox, enter each such directory as a submodule and run
+ * what its own config says (core.fsmonitor, hooks): a script could leave a command there for the
+ * host to run. So when the sandbox ends, each gitlink whose directory holds a `.git` and did not
+ * when the sandbox started has that `.git` renamed aside (`.git.clanka-quarantined`): git then
+ * sees an unpopulated submodule and runs nothing of it, and the user is told how to take it back.
+ */
+import { spawnSync } from "node:child_process"
+import { closeSync, lstatSync, renameSync } from "node:fs"
+import { join } from "node:path"
+import { at, openBelow } from "./pinned-fs.ts"
+
+const QUARANTINE = ".git.clanka-quarantined"
+
+/** The gitlinks of the repository `root` is in (paths below `root`) whose directory holds a `.git`; undefined without git or a repository. */
+export function populatedGitlinks(root: string): Set<string> | undefined {
+  // The config git reads here is the protected one; no fsmonitor, hooks or filters run for ls-files.
+  const listed = spawnSync("git", ["-C", root, "-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"], { encoding: "utf8", timeout: 10_000, maxBuffer: 1 << 30 })
+  if (listed.status !== 0 || typeof listed.stdout !== "string") return undefined
+  const links = new Set<string>()
+  for (const entry of listed.stdout.split("\0")) {
+    if (!entry.startsWith("160000 ")) continue
+    const path = entry.slice(entry.indexOf("\t") + 1)
+    if (lstatSync(join(root, path, ".git"), { throwIfNoEntry: false })) links.add(path)
+  }
+  return links
+}
+
+/** Quarantines the `.git` of each populated gitlink not in `before`; the lines saying so. */
+export function quarantineNewGitlinks(root: string, before: ReadonlySet<string>): string[] {
+  const now = populatedGitlinks(root)
+  if (!now) return []
+  const lines: string[] = []
+  for (const path of now) {
+    if (before.has(path)) continue
+    const dir = openBelow(root, path.split("/").filter(Boolean))
+    if (dir === undefined) continue
+    try {
+      const aside = lstatSync(at(dir, QUARANTINE), { throwIfNoEntry: false }) ? `${QUARANTINE}-${Date.now()}` : QUARANTINE
+      // Renamed relative to the directory held open: never through a symlink swapped in.
+      renameSync(at(dir, ".git"), at(dir, aside))
+      const shown = join(root, path)
+      lines.push(
+        `sandbox: a script added ${shown} to the index as a repository of its own; git in the workspace would run what its config says (core.fsmonitor, hooks) outside the sandbox, so its .git is now ${join(shown, aside)}: check its config, then rename it back to .git`,
+      )
+    } catch {
+      // Gone or not ours to rename: nothing to quarantine.
+    } finally {
+      closeSync(dir)
+    }
+  }
+  return lines
+}
