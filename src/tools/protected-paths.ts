@@ -6,6 +6,7 @@
  * which binds each existing one read-only). Paths are real paths (symlinks resolved).
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
+import { homedir } from "node:os"
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 
 /** The project files clanka itself reads, at the root of each writable root. */
@@ -71,16 +72,44 @@ function rootPaths(root: string): string[] {
   const paths = CLANKA_FILES.map((name) => join(root, name))
   const dotGit = join(root, ".git")
   const info = lstatOf(dotGit)
+  let gitDir: string | undefined
   if (info?.isFile()) {
     // A worktree or submodule checkout: `.git` names its git directory; rewriting it redirects git.
     paths.push(dotGit)
-    const gitDir = gitDirFromFile(dotGit)
+    gitDir = gitDirFromFile(dotGit)
     if (gitDir) paths.push(...gitDirPaths(gitDir, MODULE_DEPTH))
   } else {
     // A directory, a symlink to one, or nothing yet (a write tool must not create .git/hooks).
-    paths.push(...gitDirPaths(located(dotGit), MODULE_DEPTH))
+    gitDir = located(dotGit)
+    paths.push(...gitDirPaths(gitDir, MODULE_DEPTH))
   }
+  if (gitDir) paths.push(...hooksPathDirs(root, gitDir))
   return paths.map(located)
+}
+
+/**
+ * The hooks directory `core.hooksPath` names (in the git directory's config, or its common
+ * directory's), relative to the work tree: git runs its hooks as it runs `.git/hooks`'. Husky's
+ * `.husky/_` brings `.husky` along: its wrappers run the scripts kept there. Only one inside a
+ * writable root counts (protectedPaths), never the root itself.
+ */
+function hooksPathDirs(root: string, gitDir: string): string[] {
+  const common = readText(join(gitDir, "commondir"))
+  let value: string | undefined
+  for (const dir of [common ? resolve(gitDir, common) : undefined, gitDir]) {
+    const text = dir === undefined ? undefined : readText(join(dir, "config"))
+    let section = ""
+    for (const raw of text?.split("\n") ?? []) {
+      const line = raw.trim()
+      const header = /^\[\s*([^\]\s"]+)/.exec(line)
+      if (header) section = header[1]!.toLowerCase()
+      const entry = section === "core" ? /^hookspath\s*=\s*(.*)$/i.exec(line) : null
+      if (entry) value = /^"(.*)"/.exec(entry[1]!)?.[1] ?? entry[1]!.replace(/\s+[#;].*$/, "").trim()
+    }
+  }
+  if (!value) return []
+  const dir = value.startsWith("~/") ? join(homedir(), value.slice(2)) : resolve(root, value)
+  return basename(dir) === "_" ? [dir, dirname(dir)] : [dir]
 }
 
 /** What is protected in one git directory: its files, its common dir's, its submodules'. */

@@ -3,7 +3,7 @@
 // clanka's own project files — by bash or by the write tools; ordinary work, git included, goes on.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { osSandboxWorks } from "../../src/executor/os-sandbox.ts"
 import { clanka } from "../support/cli.ts"
 import { BACKENDS } from "../support/sandbox-backends.ts"
@@ -197,6 +197,22 @@ describe.skipIf(!available)("protected paths in the workspace", () => {
     git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "work")
     expect(existsSync(marker)).toBe(false)
   })
+})
+
+test.skipIf(!available)("the directory core.hooksPath names is protected like .git/hooks (husky's .husky/_ brings .husky along)", async () => {
+  const marker = join(root, `hooks-path-ran-${n++}`)
+  for (const [hooksPath, hook] of [[".githooks", ".githooks/pre-commit"], [".husky/_", ".husky/pre-commit"]] as const) {
+    mkdirSync(join(workspace, hooksPath), { recursive: true })
+    writeFileSync(join(workspace, hook), "#!/bin/sh\nexit 0\n")
+    git(workspace, "config", "core.hooksPath", hooksPath)
+    const script = `${bashAttempts({ hook: `printf '#!/bin/sh\\ntouch ${marker}\\n' > ${hook}` })}\n${toolAttempts({ tool: `writeFile({ path: "${hook}", content: "touch ${marker}" })` })}`
+    const result = await clanka(["exec", "-C", workspace, "-e", script])
+    const lines = result.stdout.split("\n")
+    expect(lines[0]).toBe("hook: refused")
+    expect(lines[1]).toStartWith(`writeFile: ${hook} resolves to ${join(workspace, hook)}, in ${join(workspace, dirname(hook))}, which is protected`)
+    expect(readFileSync(join(workspace, hook), "utf8")).toBe("#!/bin/sh\nexit 0\n")
+  }
+  expect(existsSync(marker)).toBe(false)
 })
 
 for (const backend of BACKENDS) {
