@@ -164,7 +164,9 @@ export class Sandbox {
         finish({ ok: false, reason, error }, false)
       }
       const onError = (event: ErrorEvent) => {
-        const line = event.message.split("\n").find((text) => /Error\b/.test(text)) ?? event.message
+        // One line: Bun's report may hold source lines and a stack around its "error: …" line.
+        const lines = event.message.split("\n")
+        const line = lines.find((text) => /Error\b/.test(text)) ?? lines.find((text) => /^\s*error: /.test(text)) ?? lines[0]!
         stop("error", `the sandbox worker crashed: ${line.trim()}`)
       }
       // A script that reached the worker's own process.exit ends the worker, and with it the run.

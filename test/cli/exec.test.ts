@@ -149,6 +149,20 @@ describe("errors that escape the script end it, with the message and line", () =
     expect(result.stderr).toEndWith("(line 1)\n")
     expect(result.stderr.split("\n")).toHaveLength(2)
   })
+
+  test("a tool call that fails while the script awaits something else is still the script's to catch", async () => {
+    const script = `const call = bash({ command: "exit 3" })\nawait sleep(300)\ntry { await call } catch (e) { console.log("caught:", e.message) }`
+    expect(await clanka(["exec", "-C", dir, "-e", script])).toEqual({ code: 0, stdout: "caught: bash: exit code 3 (no output)\n", stderr: "" })
+  })
+
+  test("a failed tool call nobody looks at ends the script after a second, or when the script ends", async () => {
+    const started = Date.now()
+    const waiting = await clanka(["exec", "-C", dir, "-e", `bash({ command: "exit 3" })\nawait sleep(5000)`])
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(waiting.stderr).toBe("clanka: the script failed: Uncaught (in promise) Error: bash: exit code 3 (no output) (line 1)\n")
+    const ending = await clanka(["exec", "-C", dir, "-e", `bash({ command: "exit 3" })\nawait sleep(200)\nconsole.log("end")`])
+    expect(ending).toMatchObject({ code: 1, stdout: "end\n", stderr: "clanka: the script failed: Uncaught (in promise) Error: bash: exit code 3 (no output) (line 1)\n" })
+  })
 })
 
 test("the executor gets an allow-listed environment: no keys or tokens unless named with --env", async () => {

@@ -101,6 +101,19 @@ describe("LocalExecutor", () => {
     expect(error).toBeInstanceOf(ScriptError)
   })
 
+  test("a tool call that fails while the script awaits something else is the script's to handle, on a worker that ran scripts before", async () => {
+    for (let i = 0; i < 3; i++) expect((await run(`console.log(${i})`)).output).toBe(`${i}\n`)
+    // The call fails at once; the script only looks at it after the 0.3 s bash.
+    const failed = await run(`const call = bash({ command: "exit 3" })\nawait bash({ command: "sleep 0.3" })\nawait call`)
+    expect(failed.error).toBeInstanceOf(ScriptError)
+    expect(failed.error!.message).toBe("Error: bash: exit code 3 (no output) (line 1)")
+    const caught = await run(`const call = bash({ command: "exit 3" })\nawait bash({ command: "sleep 0.3" })\ntry { await call } catch (e) { console.log("caught:", e.message) }`)
+    expect(caught).toEqual({ output: "caught: bash: exit code 3 (no output)\n", summaries: [] })
+    // Promise.all, .catch and .then look at the call too.
+    const all = await run(`const call = bash({ command: "exit 4" })\nawait sleep(300)\nconsole.log(await call.catch((e) => "caught " + e.message), await Promise.all([bash({ command: "echo hi" })]))`)
+    expect(all).toEqual({ output: "caught bash: exit code 4 (no output) [ 'hi\\n' ]\n", summaries: [] })
+  })
+
   test("invalid tool parameters reject with a readable message the script can catch", async () => {
     const { output, error } = await run(`try { await updateTodo({ id: "x" }) } catch (e) { console.log(e.message) }`)
     expect(error).toBeUndefined()

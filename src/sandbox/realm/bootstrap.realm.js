@@ -35,7 +35,7 @@
     }
   const print = guard(bridge.print)
   const format = guard(bridge.format)
-  const call = guard(bridge.call)
+  const callHost = guard(bridge.call)
   const setTimer = guard(bridge.setTimer)
   const clearTimer = guard(bridge.clearTimer)
   const done = guard(bridge.done)
@@ -163,8 +163,56 @@
     error.stack = `${error.name}: ${error.message}\n${frames}`
     return error
   }
+  // A failed tool call is the script's to handle as long as the script may still look at it: a
+  // script that awaits another call first (`const a = bash(x); await bash(y); await a`) gets the
+  // failure at `await a`, where its try/catch is. Only a failure nobody looked at within
+  // UNSEEN_MS, or by the script's end, is an uncaught error. A call's promise says when it is
+  // looked at: await, then, catch, finally and Promise.all all call its `then`, since its
+  // constructor is not Promise's own. Inside, it is always handled, so the engine never calls
+  // it unhandled (a worker run by `bun test` dies of that, whatever its listeners).
+  const UNSEEN_MS = 1000
+  const unseenFailures = []
+  const arrayPush = Array.prototype.push
+  const arrayIndexOf = Array.prototype.indexOf
+  const arraySplice = Array.prototype.splice
+  const ignore = () => {}
+  let toolPromise
+  const ToolPromise = class Promise extends RealmPromise {
+    #call
+    static {
+      toolPromise = (executor, call) => {
+        const promise = new ToolPromise(executor)
+        promise.#call = call
+        apply(then, promise, [undefined, ignore])
+        return promise
+      }
+    }
+    static get [Symbol.species]() {
+      return RealmPromise
+    }
+    then(onFulfilled, onRejected) {
+      const call = this.#call
+      if (call && !call.seen) {
+        call.seen = true
+        const index = apply(arrayIndexOf, unseenFailures, [call])
+        if (index !== -1) apply(arraySplice, unseenFailures, [index, 1])
+      }
+      return apply(then, this, [onFulfilled, onRejected])
+    }
+  }
+  /** A failed call no one has looked at yet: uncaught unless it is looked at in time. */
+  function unseen(call, error) {
+    call.error = error
+    apply(arrayPush, unseenFailures, [call])
+    schedule(() => {
+      if (!call.seen) uncaughtFailure(error)
+    }, UNSEEN_MS, [], false)
+  }
+  const uncaughtFailure = (error) => report(error, "Uncaught (in promise) ", false)
+
   function callTool(name, args, site) {
-    return new RealmPromise((resolve, reject) => {
+    const call = { seen: false }
+    return toolPromise((resolve, reject) => {
       let params
       try {
         if (apply(arrayIncludes, spread, [name])) {
@@ -174,13 +222,15 @@
           params = stringify(apply(slice, args, [0, count]))
         } else params = args.length === 0 || args[0] === undefined ? undefined : stringify(args[0])
       } catch (error) {
-        reject(atSite(new RealmError(`${name}: parameters are not JSON: ${messageOf(error)}`), site))
+        const failure = atSite(new RealmError(`${name}: parameters are not JSON: ${messageOf(error)}`), site)
+        reject(failure)
+        unseen(call, failure)
         return
       }
       const id = nextCall++
-      pending.set(id, { resolve, reject, site })
-      call(id, name, params)
-    })
+      pending.set(id, { resolve, reject, site, call })
+      callHost(id, name, params)
+    }, call)
   }
   /**
    * "mcp.server" alone is a server that failed to start or was skipped: each of its functions calls
@@ -362,6 +412,7 @@
       }
       const settled = new RealmPromise((resolve) => resolve(outcome))
       apply(then, settled, [() => {
+        if (unseenFailures.length > 0) return uncaughtFailure(unseenFailures[0].error)
         if (!finished) {
           finished = true
           done()
@@ -372,7 +423,12 @@
       const entry = pending.get(id)
       if (!entry) return
       pending.delete(id)
-      if (!ok) return entry.reject(atSite(new RealmError(value), entry.site))
+      if (!ok) {
+        const error = atSite(new RealmError(value), entry.site)
+        entry.reject(error)
+        if (!entry.call.seen) unseen(entry.call, error)
+        return
+      }
       let result
       try {
         result = value === undefined ? undefined : parse(value)
