@@ -30,6 +30,15 @@ export const sandboxArgs = {
   "tmp-size": { type: "string", description: "size of the sandbox's private /tmp: bytes, or with K, M, G (default 1G)", valueHint: "SIZE" },
 } as const
 
+/** --max-scripts: `clanka executor`'s, and passed on to it by the commands that start one. */
+export const maxScriptsArg = {
+  "max-scripts": {
+    type: "string",
+    description: "scripts the executor runs at once; the rest wait their turn (default: 4 per core, at most one per 256 MiB of memory, at least 2)",
+    valueHint: "N",
+  },
+} as const
+
 /** Flags that choose where scripts run; shared by run, exec, tool, tools and mcp. */
 export const executorArgs = {
   directory: { type: "string", alias: "C", description: "working directory (default: cwd)", valueHint: "DIR" },
@@ -48,6 +57,7 @@ export const executorArgs = {
     negativeDescription: "never copy clanka to the host: a host without it is exit 3",
   },
   ...(sandboxArgs as unknown as ArgsDef),
+  ...maxScriptsArg,
   env: { type: "string", description: "pass this environment variable to the executor (repeatable)", valueHint: "NAME", repeatable: true },
   search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
   "embed-model": { type: "string", description: "search also ranks by embeddings from openai/MODEL or openai-compatible/MODEL (keys stay here)", valueHint: "PROVIDER/MODEL" },
@@ -139,6 +149,7 @@ export const executor = {
   args: {
     directory: { type: "string", alias: "C", description: "Directory the tools work in (default: the current directory)" },
     ...sandboxArgs,
+    ...maxScriptsArg,
     search: { type: "boolean", default: true, description: "offer the search(query) tool", negativeDescription: "no search(query) tool and no index" },
   },
 } as const

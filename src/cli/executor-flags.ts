@@ -11,6 +11,7 @@ import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
 import { visible } from "../output/visible.ts"
 import { repeated } from "./argv.ts"
+import { maxScripts } from "./max-scripts.ts"
 import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 import { ignoredNotice, skippedLine, skippedServerLines } from "./trust.ts"
 
@@ -26,6 +27,7 @@ export interface ExecutorFlags {
   writable?: string
   readable?: string
   "tmp-size"?: string
+  "max-scripts"?: string
   env?: string
   search?: boolean
   "embed-model"?: string
@@ -178,6 +180,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       writable,
       readable: repeated(args.readable),
       ...(args["tmp-size"] === undefined ? {} : { tmpSize: tmpSize(args["tmp-size"]) }),
+      ...(args["max-scripts"] === undefined ? {} : { maxScripts: maxScripts(args["max-scripts"]) }),
       env,
       search: args.search !== false,
       searchLikely: options.searchLikely ?? false,

@@ -9,6 +9,7 @@ import { releasePrivateTmps } from "../executor/landlock-tmp.ts"
 import { inPidsCgroup } from "../executor/process-bound.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
+import { maxScripts } from "./max-scripts.ts"
 import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
 
 export default defineCommand({
@@ -23,6 +24,7 @@ export default defineCommand({
     }
     if (!isDirectory) throw new UsageError(`executor directory ${directory} does not exist; pass an existing directory with -C`)
     const request = sandboxRequest(args.sandbox, "off")
+    const scripts = maxScripts(args["max-scripts"])
     const writable = repeated(args.writable)
     for (const dir of writable) checkWritableRoot(dir, "--writable")
     const hardening = { tmpSize: tmpSize(args["tmp-size"]), readable: repeated(args.readable) }
@@ -37,7 +39,7 @@ export default defineCommand({
       if (policy.mode !== "off") {
         // Started by ssh or by hand, for whatever comes: the index directory is made ready.
         if (args.search !== false) (await import("../tools/semantic/location.ts")).prepareSearchIndexDir(realpathSync(directory))
-        return serveSandboxed(realpathSync(directory), policy, args.search !== false)
+        return serveSandboxed(realpathSync(directory), policy, args.search !== false, scripts)
       }
     }
     const [{ LocalExecutor }, { serveExecutor }] = await Promise.all([
@@ -45,7 +47,7 @@ export default defineCommand({
       import("../protocol/server.ts"),
     ])
     const { builtinToolsFor } = await import("../tools/registry.ts")
-    const executor = new LocalExecutor({ directory, policy, tools: builtinToolsFor({ search: args.search !== false }) })
+    const executor = new LocalExecutor({ directory, policy, tools: builtinToolsFor({ search: args.search !== false }), ...(scripts === undefined ? {} : { maxScripts: scripts }) })
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
@@ -67,8 +69,9 @@ export default defineCommand({
  * Runs this executor again inside the OS sandbox, on the same stdio through a relay that starts
  * stdio MCP servers beside the sandbox (mcp-relay.ts), and exits as it does.
  */
-async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean): Promise<number> {
-  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...sandboxFlags(policy), ...(search ? [] : ["--no-search"])], directory, policy, { search })
+async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean, scripts: number | undefined): Promise<number> {
+  const flags = [...sandboxFlags(policy), ...(search ? [] : ["--no-search"]), ...(scripts === undefined ? [] : ["--max-scripts", String(scripts)])]
+  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...flags], directory, policy, { search })
   const bound = inPidsCgroup(argv)
   const { relaySandboxed } = await import("../executor/mcp-relay.ts")
   // Landlock cannot keep the protected paths read-only: put back when the sandbox ends (this relay

@@ -44,6 +44,8 @@ export interface ConnectOptions {
   readable?: string[]
   /** Bytes the sandbox's /tmp may hold (--tmp-size). */
   tmpSize?: number
+  /** Scripts the executor runs at once (--max-scripts; default: the executor's own). */
+  maxScripts?: number
   /** Further variables the child executor gets (--env NAME). */
   env?: string[]
   /** Offer the search tool (default true; --no-search). */
@@ -89,7 +91,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     if (options.directory !== undefined) {
       throw new UsageError(`-C does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor -C ${options.directory}"`)
     }
-    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--sandbox-backend", options.sandboxBackend !== undefined && options.sandboxBackend !== "auto"], ["--network", options.network], ["--writable", options.writable?.length], ["--readable", options.readable?.length], ["--tmp-size", options.tmpSize !== undefined], ["--env", options.env?.length]] as const) {
+    for (const [flag, given] of [["--no-search", options.search === false], ["--sandbox", options.sandbox !== undefined], ["--sandbox-backend", options.sandboxBackend !== undefined && options.sandboxBackend !== "auto"], ["--network", options.network], ["--writable", options.writable?.length], ["--readable", options.readable?.length], ["--tmp-size", options.tmpSize !== undefined], ["--max-scripts", options.maxScripts !== undefined], ["--env", options.env?.length]] as const) {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
@@ -105,7 +107,12 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   if (options.local !== "child") {
     const { LocalExecutor } = await import("./local.ts")
     const { builtinToolsFor } = await import("../tools/registry.ts")
-    return new LocalExecutor({ directory, tools: builtinToolsFor({ search: options.search !== false }), ...(options.mcp ? { mcp: options.mcp } : {}) })
+    return new LocalExecutor({
+      directory,
+      tools: builtinToolsFor({ search: options.search !== false }),
+      ...(options.mcp ? { mcp: options.mcp } : {}),
+      ...(options.maxScripts === undefined ? {} : { maxScripts: options.maxScripts }),
+    })
   }
   const workspace = realpathSync(directory)
   const request = options.sandbox ?? "auto"
@@ -123,7 +130,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
     const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? await import("./landlock-protect.ts") : undefined
     const state = protect?.ProtectedState.take(workspace, policy.writable, { existing: policy.backend === "landlock" })
-    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
+    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
       RemoteExecutor.start({
         argv,
         label: "the local executor",
@@ -178,6 +185,11 @@ function mcpPaths(options: ConnectOptions): string[] {
 /** `--no-search` for the executor's command line when search is off. */
 export function noSearch(options: ConnectOptions): string[] {
   return options.search === false ? ["--no-search"] : []
+}
+
+/** `--max-scripts N` for the executor's command line, only when given (an older remote clanka lacks it). */
+export function maxScriptsFlag(options: ConnectOptions): string[] {
+  return options.maxScripts === undefined ? [] : ["--max-scripts", String(options.maxScripts)]
 }
 
 /** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */

@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
-import { Sandbox } from "../sandbox/sandbox.ts"
+import { type RunHandle, type RunResult, Sandbox } from "../sandbox/sandbox.ts"
 import { gatherContext } from "./context.ts"
+import { defaultMaxScripts, ScriptSlots, SlotLease } from "./script-slots.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry } from "../tools/processes.ts"
@@ -22,6 +23,8 @@ export interface LocalExecutorOptions {
   policy?: SandboxPolicy
   /** MCP servers to start and agent-side MCP tools to add at the first capabilities request. */
   mcp?: CapabilitiesRequest
+  /** Scripts that run at once; the rest wait in order (default: `defaultMaxScripts()`). */
+  maxScripts?: number
 }
 
 /** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
@@ -30,6 +33,7 @@ export class LocalExecutor implements Executor {
   tools: ToolRegistry
   readonly policy: SandboxPolicy
   private readonly sandbox: Sandbox
+  private readonly slots: ScriptSlots
   private readonly todos = new TodoStore()
   /**
    * Processes of every execute and tool call that may still have some running — also those a
@@ -47,6 +51,7 @@ export class LocalExecutor implements Executor {
     this.tools = new ToolRegistry(options.tools)
     this.policy = options.policy ?? UNRESTRICTED
     this.sandbox = new Sandbox(this.tools.names, this.tools.spread)
+    this.slots = new ScriptSlots(options.maxScripts ?? defaultMaxScripts())
   }
 
   async capabilities(request: CapabilitiesRequest | undefined = this.options.mcp): Promise<Capabilities> {
@@ -94,36 +99,18 @@ export class LocalExecutor implements Executor {
     const output = new AsyncQueue<string>()
     const abort = new AbortController()
     const processes = new ProcessRegistry(this.guard)
-    const ctx = this.context(abort.signal, processes, options)
+    const lease = new SlotLease(this.slots)
+    const ctx = this.context(abort.signal, processes, { ...options, onSubagent: this.lending(lease, options.onSubagent, abort.signal) })
     this.started.add(processes)
     const onCancel = () => abort.abort(new CancelledError())
     options.signal?.addEventListener("abort", onCancel)
     let report = ""
     const spans = options.onSpans && ToolSpanRecorder.for(options.trace)
-    const run = this.sandbox.run({
-      script: options.script,
-      timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
-      signal: abort.signal,
-      onOutput: (text) => output.push(text),
-      // Kept for the consumer until the output before it was taken (see below).
-      ...(options.onReport ? { onReport: (text: string) => void (report += text) } : {}),
-      onCall: (tool, params) => {
-        options.beforeTool?.()
-        const span = spans?.start(tool)
-        if (!span) return this.tools.call(tool, params, ctx)
-        // A sub-agent this call starts is nested under the call's span.
-        const traced: ToolContext = { ...ctx, onSubagent: (prompt, request) => ctx.onSubagent(prompt, { ...request, spanId: span.spanId }) }
-        const call = this.tools.call(tool, params, traced)
-        call.then(
-          () => span.end(),
-          (error) => span.end(errorMessage(error)),
-        )
-        return call
-      },
-    })
+    let run: RunHandle | undefined
     let finished = false
-    run.result.then((result) => {
+    const end = (result: RunResult) => {
       finished = true
+      lease.close()
       options.signal?.removeEventListener("abort", onCancel)
       // Tool calls the script did not wait for can no longer deliver their results: stop them.
       abort.abort(new CancelledError(result.ok ? "the script ended" : result.error))
@@ -133,7 +120,37 @@ export class LocalExecutor implements Executor {
       if (processes.empty) this.started.delete(processes)
       if (result.ok) return output.end()
       output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
-    })
+    }
+    // Waits for a slot (--max-scripts); cancelled meanwhile, it ends without having run. The time
+    // limit counts from the start.
+    lease.take(abort.signal).then(
+      () => {
+        if (abort.signal.aborted) return end({ ok: false, reason: "cancelled", error: "cancelled" })
+        run = this.sandbox.run({
+          script: options.script,
+          timeoutMs: options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS,
+          signal: abort.signal,
+          onOutput: (text) => output.push(text),
+          // Kept for the consumer until the output before it was taken (see below).
+          ...(options.onReport ? { onReport: (text: string) => void (report += text) } : {}),
+          onCall: (tool, params) => {
+            options.beforeTool?.()
+            const span = spans?.start(tool)
+            if (!span) return this.tools.call(tool, params, ctx)
+            // A sub-agent this call starts is nested under the call's span.
+            const traced: ToolContext = { ...ctx, onSubagent: (prompt, request) => ctx.onSubagent(prompt, { ...request, spanId: span.spanId }) }
+            const call = this.tools.call(tool, params, traced)
+            call.then(
+              () => span.end(),
+              (error) => span.end(errorMessage(error)),
+            )
+            return call
+          },
+        })
+        void run.result.then(end)
+      },
+      () => end({ ok: false, reason: "cancelled", error: "cancelled" }),
+    )
     // The spans go once the output has: after all of it, before the iteration ends.
     const sendSpans = () => {
       if (spans) options.onSpans!(spans.take())
@@ -143,7 +160,7 @@ export class LocalExecutor implements Executor {
         for await (const text of output) {
           yield text
           // Taken: the script may print more (see OUTPUT_WINDOW_CHARS).
-          run.consumed(text.length)
+          run?.consumed(text.length)
         }
         sendSpans()
       } catch (error) {
@@ -155,6 +172,22 @@ export class LocalExecutor implements Executor {
         if (!finished) abort.abort(new CancelledError())
       }
     })()
+  }
+
+  /**
+   * A script waiting for its sub-agents lends its slot to them (their scripts may be queued
+   * behind it: with one slot they would never run), and takes one again before it goes on.
+   */
+  private lending(lease: SlotLease, onSubagent: ExecuteOptions["onSubagent"], signal: AbortSignal): ExecuteOptions["onSubagent"] {
+    let waitingFor = 0
+    return async (prompt, subagentOptions) => {
+      if (waitingFor++ === 0) lease.give()
+      try {
+        return await onSubagent(prompt, subagentOptions)
+      } finally {
+        if (--waitingFor === 0) await lease.take(signal)
+      }
+    }
   }
 
   async executeUnsafe(tool: string, params: unknown, options: { onAgentCall?: AgentCall } = {}): Promise<unknown> {

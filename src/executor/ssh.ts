@@ -6,7 +6,7 @@
 import type { Executor } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import type { ConnectOptions } from "./connect.ts"
-import { noSearch } from "./connect.ts"
+import { maxScriptsFlag, noSearch } from "./connect.ts"
 import { shellQuote, type SshTarget } from "./ssh-target.ts"
 import { sandboxFlags } from "./os-sandbox.ts"
 import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
@@ -27,7 +27,7 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
   const remoteBin = options.remoteBin || process.env.CLANKA_REMOTE_BIN || "clanka"
   const directory = target.directory ?? options.directory
   const request = options.sandbox ?? "auto"
-  const flags = [...sandboxFlags({ mode: request, backend: options.sandboxBackend, network: options.network ?? false, writable: options.writable ?? [], tmpSize: options.tmpSize, readable: options.readable }), ...noSearch(options)]
+  const flags = [...sandboxFlags({ mode: request, backend: options.sandboxBackend, network: options.network ?? false, writable: options.writable ?? [], tmpSize: options.tmpSize, readable: options.readable }), ...noSearch(options), ...maxScriptsFlag(options)]
   const args = ["executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)]
   const ssh = ["ssh", ...sshArgs(), "--", target.host]
   const start = (command: string) =>
