@@ -59,9 +59,9 @@ export default defineCommand({
     await serveExecutor(executor, process.stdin, process.stdout, {
       log: (line) => stopping || process.stderr.write(`clanka executor: ${line}\n`),
     })
-    // Whatever a tool left behind must not keep the process alive once the agent is gone.
-    setTimeout(() => process.exit(ExitCode.ok), 1000).unref()
-    return ExitCode.ok
+    // Served and closed: what the scripts and MCP servers started has been ended, and waiting for
+    // the event loop to drain (workers winding down) would only keep the agent waiting.
+    process.exit(ExitCode.ok)
   },
 })
 

@@ -38,7 +38,9 @@ export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound 
     argv: ["/bin/sh", "-c", script, group.dir, ...argv],
     cgroup: group.dir,
     release: async () => {
-      for (let i = 0; i < 100 && !removeCgroup(group); i++) await Bun.sleep(20)
+      // The sandbox's last processes are still being reaped for a moment after it exits: look
+      // again soon, then less often (about 2 s in all).
+      for (let i = 0; i < 110 && !removeCgroup(group); i++) await Bun.sleep(Math.min(20, 2 ** (i >> 1)))
       live.delete(group)
     },
   }
