@@ -319,7 +319,15 @@ export interface Executor {
    */
   executeUnsafe(tool: string, params: unknown, options?: { onAgentCall?: AgentCall }): Promise<unknown>
   close(): Promise<void>
+  /**
+   * An executor that is still starting and knows what it will announce for the system prompt:
+   * the agent's first model request need not wait for it (undefined: it cannot tell).
+   */
+  expectedPrompt?(): Promise<PromptFacts | undefined>
 }
+
+/** What the system prompt is built from of an executor's capabilities. */
+export type PromptFacts = Pick<Capabilities, "toolsDts" | "agentsMd" | "instructionsFiles" | "skills" | "environment" | "directory" | "sandbox">
 
 export interface ImageReceiver {
   maxBytes: number

@@ -1,5 +1,5 @@
 import { ClankaError, ExitCode } from "../errors.ts"
-import type { Capabilities, Executor } from "../contract.ts"
+import { EXECUTE_TOOL, type Capabilities, type Executor, type PromptFacts } from "../contract.ts"
 import type { ImagePart, Message, Model } from "../providers/model.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { errorMessage } from "../util/error-message.ts"
@@ -11,6 +11,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./retry.ts"
 import { buildSystemPrompt, toolNamesFromDts } from "./system-prompt.ts"
 import { type AgentHost, type HostEntry, hostsSection, prepareHosts } from "./hosts.ts"
 import { UsageTotals } from "./usage.ts"
+import { type EarlyModel, withEarlyRequest } from "./early-request.ts"
 import { Budget } from "./budget.ts"
 import type { SessionSink } from "../session/recorder.ts"
 import type { UserContext } from "./user-context.ts"
@@ -120,7 +121,7 @@ export function createAgent(options: AgentOptions): Agent {
   let sessionStarted = false
   let subagentCounter = 0
   const compactAt = options.compactAt ?? defaultCompactAt(options.model.contextWindow)
-  const mainSystem = (caps: Capabilities, hosts?: readonly HostEntry[]) =>
+  const mainSystem = (caps: PromptFacts, hosts?: readonly HostEntry[]) =>
     buildSystemPrompt({
       ...caps,
       user: options.user,
@@ -129,6 +130,40 @@ export function createAgent(options: AgentOptions): Agent {
       ...(options.system === undefined ? {} : { extra: options.system }),
       ...(hosts ? { hosts: hostsSection(hosts) } : {}),
     })
+
+  /**
+   * A fresh run on an executor that is still starting: the first model request goes out now,
+   * with the system prompt built from what the executor is expected to announce (early-request.ts).
+   * Not when a sessionStart hook is to run first.
+   */
+  function earlyFirstRequest(first: Message): (EarlyModel & { facts(): PromptFacts | undefined }) | undefined {
+    const expected = options.executor.expectedPrompt
+    if (!expected || history.length > 0 || (options.hosts && options.hosts.length > 1) || options.hooks?.has("sessionStart")) return undefined
+    let known: PromptFacts | undefined
+    const request = expected
+      .call(options.executor)
+      .then((facts) => {
+        known = facts
+        return facts ? { system: mainSystem(facts), messages: [first], tools: [EXECUTE_TOOL] } : undefined
+      })
+      .catch(() => undefined)
+    return { ...withEarlyRequest(options.model, request), facts: () => known }
+  }
+
+  /**
+   * The run's system prompt: that of the early request, when the executor announced the same
+   * tools, directory and sandbox (the files and machine facts the agent read itself a moment
+   * earlier are as true, and a `git status` or a shell that answered a bit differently must not
+   * cost the request); else the executor's own.
+   */
+  function runSystem(caps: Capabilities, early: ReturnType<typeof earlyFirstRequest>, hosts?: readonly HostEntry[]): string {
+    const facts = early?.facts()
+    const same = (a: PromptFacts["sandbox"], b: PromptFacts["sandbox"]) => a?.mode === b?.mode && a?.network === b?.network && a?.backend === b?.backend
+    if (facts && !hosts && facts.toolsDts === caps.toolsDts && facts.directory === caps.directory && same(facts.sandbox, caps.sandbox)) return mainSystem(facts)
+    // The executor answered before the agent had read the files itself: no early request now.
+    if (!facts) early?.cancel()
+    return mainSystem(caps, hosts)
+  }
 
   async function* send(prompt: string, sendOptions: SendOptions = {}): AsyncGenerator<AgentEvent> {
     if (running) throw new ClankaError("the agent is already running; use steer() to add a message")
@@ -166,6 +201,8 @@ export function createAgent(options: AgentOptions): Agent {
     const stopHooks = async (end: { summary: string | null; error: string | null; exitCode: number }) => {
       if (hooks?.has("stop") && directory !== undefined) await hooks.run("stop", { sessionId, cwd: directory, ...end }, (part) => lock.emit(id, part))
     }
+    const first: Message = { role: "user", content: prompt, ...(sendOptions.images?.length ? { images: sendOptions.images } : {}) }
+    const early = capabilities === undefined ? earlyFirstRequest(first) : undefined
     const work = (async () => {
       try {
         const caps = await (capabilities ??= options.executor.capabilities())
@@ -219,14 +256,13 @@ export function createAgent(options: AgentOptions): Agent {
           ...(hooks ? { hooks: { runner: hooks, sessionId, cwd: caps.directory } } : {}),
         }
         await restoreImages(controller.signal)
-        const first: Message = { role: "user", content: prompt, ...(sendOptions.images?.length ? { images: sendOptions.images } : {}) }
         history.push(first)
         session?.message(first)
         const result = await runLoop(shared, {
           id,
           depth: 0,
-          model: options.model,
-          system: mainSystem(caps, hosts),
+          model: early?.model ?? options.model,
+          system: runSystem(caps, early, hosts),
           messages: history,
           conversation: options.conversation ?? false,
           ...(options.jsonSchema === undefined ? {} : { jsonSchema: options.jsonSchema }),
@@ -260,6 +296,7 @@ export function createAgent(options: AgentOptions): Agent {
         await stopHooks({ summary: null, error: message, exitCode })
         lock.emit(id, { _tag: "AgentError", message, exitCode })
       } finally {
+        early?.cancel()
         lock.flush()
         queue.end()
       }

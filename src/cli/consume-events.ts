@@ -1,4 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts"
+import type { Executor } from "../contract.ts"
+import { StartingExecutor } from "../executor/starting.ts"
 import { ExitCode } from "../errors.ts"
 import { visible } from "../output/visible.ts"
 import type { Interrupt } from "./interrupt.ts"
@@ -12,9 +14,13 @@ export async function consumeEvents(
   events: AsyncIterable<AgentEvent>,
   print: (event: AgentEvent) => void,
   interrupt: Interrupt,
+  executor?: Executor,
 ): Promise<number> {
   let code: number = ExitCode.failed
   for await (const event of events) {
+    // An executor that could not start is reported as it was before the agent existed.
+    const failure = executor instanceof StartingExecutor ? executor.failure : undefined
+    if (event._tag === "AgentError" && failure !== undefined) throw failure
     print(event)
     if (event._tag === "AgentFinished") code = ExitCode.ok
     if (event._tag === "AgentError") {

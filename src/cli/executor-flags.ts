@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs"
 import { resolve } from "node:path"
 import type { Capabilities, Executor, SandboxPolicy, StdioMcpServer } from "../contract.ts"
 import { expandServers } from "../config/expand.ts"
@@ -6,6 +7,8 @@ import { type Config, type HttpMcpServer, isHttpServer, type McpServerConfig } f
 import { trustProjectFromEnv } from "../config/trust.ts"
 import type { ConnectOptions } from "../executor/connect.ts"
 import { parseSshTarget } from "../executor/ssh-target.ts"
+import { localPromptFacts } from "../executor/prompt-facts.ts"
+import { StartingExecutor } from "../executor/starting.ts"
 import { checkEnvName, executorEnv, WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import { UsageError } from "../errors.ts"
@@ -119,6 +122,11 @@ export function callsSearch(script: string): boolean {
 }
 
 export interface OpenOptions {
+  /**
+   * Return a local executor while it is still starting (a StartingExecutor), when nothing has to
+   * be added to its capabilities (no MCP servers).
+   */
+  defer?: boolean
   /** A search is likely: a sandboxed local executor gets a persistent index directory. */
   searchLikely?: boolean
   /** MCP servers the user gave some other way (an editor's ACP session): trusted, beside the config's. */
@@ -164,8 +172,9 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
   // Loaded (the MCP SDK with it) while the executor starts; the servers start once it has.
   const beside = local && stdio ? import("../mcp/beside.ts") : undefined
   const { connectExecutor } = await import("../executor/connect.ts")
-  const [started, connected] = await Promise.allSettled([
+  const connecting = (more: Partial<ConnectOptions> = {}) =>
     connectExecutor({
+      ...more,
       directory: args.directory,
       executor: args.executor,
       ssh,
@@ -187,9 +196,23 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       // A warning names the project's files (a skill folder's name): one line, nothing a terminal obeys.
       onWarning: (line) => process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`),
       ...(sent ? { mcp: { mcpServers: sent } } : {}),
-    }),
-    agentSide,
-  ])
+    })
+  if (options.defer && local && !stdio && !http) {
+    // Nothing to add to its capabilities: the agent can tell what it will announce (from the same
+    // files and facts, in the sandbox connect() chose), and need not wait for it before its
+    // first model request.
+    let onPolicy!: (policy: SandboxPolicy | undefined) => void
+    const policy = new Promise<SandboxPolicy | undefined>((resolve) => (onPolicy = resolve))
+    const ready = connecting({ onPolicy })
+    ready.then(() => onPolicy(undefined), () => onPolicy(undefined))
+    const search = args.search !== false
+    const workspace = () => realpathSync(resolve(args.directory ?? "."))
+    return new StartingExecutor(ready, async () => {
+      const chosen = await policy
+      return chosen ? localPromptFacts(workspace(), search, chosen) : undefined
+    })
+  }
+  const [started, connected] = await Promise.allSettled([connecting(), agentSide])
   if (started.status === "rejected" || connected.status === "rejected") {
     if (started.status === "fulfilled") await started.value.close()
     if (connected.status === "fulfilled") await connected.value?.close()

@@ -126,7 +126,8 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   // Several --ssh hosts: the first is the agent's executor, the others its sub-agents' (delegate).
   const sshList = sshHosts(args)
   const hosts = sshList.length > 1 ? await openHosts(args, sshList, { searchLikely: true }) : undefined
-  const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true })
+  // A local executor is returned while it starts: the first model request need not wait for it.
+  const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true, defer: true })
   let session: Awaited<ReturnType<typeof openSession>> | undefined
   const interrupt = catchInterrupts()
   try {
@@ -155,7 +156,7 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
     }, { executorKind: sshList.length > 0 ? "ssh" : args.executor !== undefined ? "command" : "local", ...(sshList[0] ? { host: sshList[0].name } : {}) })
     const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
-    if (prompt !== undefined) return await consumeEvents(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt)
+    if (prompt !== undefined) return await consumeEvents(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt, executor)
     if (args.input) return await driveFromInput(agent, print, interrupt, images ? { images } : {})
     return await converse(agent, print, model, executor, interrupt, images)
   } finally {

@@ -44,6 +44,8 @@ export interface ConnectOptions {
   readable?: string[]
   /** Bytes the sandbox's /tmp may hold (--tmp-size). */
   tmpSize?: number
+  /** A local child's sandbox, as soon as it is known (before the child starts). */
+  onPolicy?(policy: SandboxPolicy): void
   /** Scripts the executor runs at once (--max-scripts; default: the executor's own). */
   maxScripts?: number
   /** Further variables the child executor gets (--env NAME). */
@@ -120,6 +122,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const writable = options.writable ?? []
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
   const { policy } = await resolveSandbox(request, options.network ?? false, writable, { probe: false, backend, tmpSize: options.tmpSize, readable: options.readable })
+  options.onPolicy?.(policy)
   if (options.search !== false && options.searchLikely && policy.mode !== "off") {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)
