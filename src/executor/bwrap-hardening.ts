@@ -4,16 +4,35 @@
  * user namespace inside it (in one, a script would hold every capability over its own mounts).
  */
 import { spawnSync } from "node:child_process"
+import { readFileSync, statSync } from "node:fs"
 
 /** The private /tmp's size when --tmp-size is not given: it is RAM. */
 export const DEFAULT_TMP_SIZE = 1024 ** 3
 
 let help: string | undefined
 
-/** Whether this bwrap knows the option (from its --help, read once). */
+/** Whether this bwrap knows the option (from its usage text, read once). */
 function knows(bwrap: string, option: string): boolean {
-  help ??= spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000 }).stdout ?? ""
+  help ??= usageText(bwrap)
   return help.includes(option)
+}
+
+/**
+ * The option names bwrap's --help lists. They are in the executable as its usage text: reading
+ * them there spares every sandboxed start a run of `bwrap --help` (a few milliseconds). A bwrap
+ * that is not the real program (a wrapper script) is asked.
+ */
+function usageText(bwrap: string): string {
+  try {
+    const path = Bun.which(bwrap) ?? bwrap
+    if (statSync(path).size <= 4 * 2 ** 20) {
+      const text = readFileSync(path, "latin1")
+      if (text.includes("--ro-bind") && text.includes("--unshare-pid")) return text
+    }
+  } catch {
+    // not a file here: ask it
+  }
+  return spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000 }).stdout ?? ""
 }
 
 /**
