@@ -84,10 +84,13 @@ export async function runCli(argv: string[]): Promise<number> {
         return ExitCode.ok
       }
       // A closed stdout or stderr (a pipe whose reader left) must not crash with a stack trace;
-      // commands that stream watch stdout themselves (interrupt.ts) and stop.
-      process.stdout.on("error", () => {})
-      process.stderr.on("error", () => {})
-      streamsInUse = true
+      // commands that stream watch stdout themselves (interrupt.ts) and stop. The executor serves
+      // its protocol without Node's streams (bun-stdio.ts): making them costs its start milliseconds.
+      if (name !== "executor") {
+        process.stdout.on("error", () => {})
+        process.stderr.on("error", () => {})
+        streamsInUse = true
+      }
       const [command, { runCommand }] = await Promise.all([modules[name!]!(), import("citty")])
       const { result } = await runCommand(command, { rawArgs: forCitty })
       return typeof result === "number" ? result : ExitCode.ok

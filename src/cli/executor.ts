@@ -42,28 +42,41 @@ export default defineCommand({
         return serveSandboxed(realpathSync(directory), policy, args.search !== false, scripts)
       }
     }
-    const [{ LocalExecutor }, { serveExecutor }] = await Promise.all([
+    const [{ LocalExecutor }, { serveExecutor }, { fileSink, stoppable }] = await Promise.all([
       import("../executor/local.ts"),
       import("../protocol/server.ts"),
+      import("../protocol/bun-stdio.ts"),
     ])
     const { builtinToolsFor } = await import("../tools/registry.ts")
     const executor = new LocalExecutor({ directory, policy, tools: builtinToolsFor({ search: args.search !== false }), ...(scripts === undefined ? {} : { maxScripts: scripts }) })
+    // The protocol's stdio, without Node's streams (bun-stdio.ts).
+    const stdin = stoppable(Bun.stdin.stream())
+    const stdout = fileSink(Bun.stdout.writer())
     // Asked to stop: the same as the agent going away, so what the scripts started dies too.
     let stopping = false
     for (const signal of ["SIGTERM", "SIGHUP"] as const) {
       process.once(signal, () => {
         stopping = true
-        process.stdin.destroy()
+        stdin.stop()
       })
     }
-    await serveExecutor(executor, process.stdin, process.stdout, {
-      log: (line) => stopping || process.stderr.write(`clanka executor: ${line}\n`),
+    await serveExecutor(executor, stdin.input, stdout, {
+      log: (line) => stopping || quietStderr().write(`clanka executor: ${line}\n`),
     })
+    await stdout.end()
     // Served and closed: what the scripts and MCP servers started has been ended, and waiting for
     // the event loop to drain (workers winding down) would only keep the agent waiting.
     process.exit(ExitCode.ok)
   },
 })
+
+/** process.stderr, made only when there is something to say; a closed one is no crash. */
+function quietStderr(): NodeJS.WriteStream {
+  if (!stderrQuiet) process.stderr.on("error", () => {})
+  stderrQuiet = true
+  return process.stderr
+}
+let stderrQuiet = false
 
 /**
  * Runs this executor again inside the OS sandbox, on the same stdio through a relay that starts
@@ -73,6 +86,10 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
   const flags = [...sandboxFlags(policy), ...(search ? [] : ["--no-search"]), ...(scripts === undefined ? [] : ["--max-scripts", String(scripts)])]
   const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...flags], directory, policy, { search })
   const bound = inPidsCgroup(argv)
+  // The relay uses Node's stdio: a pipe closed on it must not crash it (cli.ts leaves the
+  // executor's stdio alone).
+  process.stdout.on("error", () => {})
+  quietStderr()
   const { relaySandboxed } = await import("../executor/mcp-relay.ts")
   // Landlock cannot keep the protected paths read-only: put back when the sandbox ends (this relay
   // does not follow the scripts; an agent's local executor puts them back after each one).
@@ -84,7 +101,7 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
     await bound.release()
     releasePrivateTmps(argv)
     const changed = protect?.restore() ?? []
-    if (changed.length > 0) process.stderr.write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
-    for (const line of protect?.finish() ?? []) process.stderr.write(`clanka executor: ${line}\n`)
+    if (changed.length > 0) quietStderr().write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
+    for (const line of protect?.finish() ?? []) quietStderr().write(`clanka executor: ${line}\n`)
   }
 }
