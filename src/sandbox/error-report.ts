@@ -1,7 +1,7 @@
 // How a script's failures read to the model: the line (and, for a syntax error, the column) of the
 // script as it wrote it, never those of the hidden wrapper that makes it an async function body,
 // followed by that line of source.
-import { formatWithOptions } from "node:util"
+import { nodeUtil } from "./node-util.ts"
 
 export const FILENAME = "script.js"
 const HEAD = "(async () => {"
@@ -121,7 +121,7 @@ export function thrownValueReport(shown: string): Report {
 export function runtimeErrorReport(error: unknown, script: string, source: Source): Report {
   // Errors come from the script's realm: `instanceof Error` would be false for them.
   if (typeof error !== "object" || error === null || !("message" in error)) {
-    const text = `Uncaught ${formatWithOptions({ colors: false }, error)}`
+    const text = `Uncaught ${nodeUtil().formatWithOptions({ colors: false }, error)}`
     return { summary: text.split("\n")[0]!, report: text + "\n" }
   }
   const e = error as Error

@@ -2,7 +2,7 @@
 // realm/inspect.realm.js). Here they are rebuilt as look-alike objects of this thread and
 // formatted by Node's own inspect, so the output reads as Node's would, while no object of the
 // script's is ever handed to inspect (whose hooks would receive this realm's objects).
-import { formatWithOptions, inspect } from "node:util"
+import { nodeUtil } from "./node-util.ts"
 
 type Node =
   | ["s", string]
@@ -42,6 +42,7 @@ export function formatDescribed(json: string, specifier?: "o" | "O"): string {
   const nodes = JSON.parse(json) as Node[]
   const objects = new Map<number, unknown>()
   const values = nodes.map((node) => rebuild(node, objects))
+  const { formatWithOptions, inspect } = nodeUtil()
   if (specifier === "o") return inspect(values[0], { showHidden: true, showProxy: true, depth: 4 })
   if (specifier === "O") return inspect(values[0])
   return formatWithOptions({ colors: false }, ...values)
@@ -95,7 +96,7 @@ function object(id: number, info: Info, objects: Map<number, unknown>): unknown 
   switch (info.k) {
     case "custom": {
       const text = info.text as string
-      value = { [inspect.custom]: () => text }
+      value = { [nodeUtil().inspect.custom]: () => text }
       objects.set(id, value)
       return value
     }

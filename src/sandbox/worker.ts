@@ -49,12 +49,13 @@ process.on("unhandledRejection", uncaught("Uncaught (in promise) "))
 process.on("uncaughtException", uncaught("Uncaught "))
 
 // Nothing in this thread may write to the process's stdout, which may carry the protocol:
-// whatever reaches it becomes the script's output instead.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.write = ((chunk: unknown) => {
-    if (current && !current.settled) postOutput(current.runId, typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk as Uint8Array))
-    return true
-  }) as typeof stream.write
+// whatever reaches this thread's console becomes the script's output instead. (Bun's console
+// writes to the file descriptor itself, not through process.stdout; process.stdout and stderr
+// are left unmade, which in a worker costs 10 to 20 ms of every first script.)
+for (const name of ["log", "info", "warn", "error", "debug", "trace", "dir", "table"] as const) {
+  console[name] = (...values: unknown[]) => {
+    if (current && !current.settled) postOutput(current.runId, `${values.map((value) => (typeof value === "string" ? value : String(value))).join(" ")}\n`)
+  }
 }
 
 function post(message: ToMain): void {
