@@ -4,6 +4,8 @@
 // per-turn overhead over a 50-turn scripted session (model and executor answer instantly, so
 // every millisecond measured is the loop's).
 // Usage: bun scripts/bench-agent.ts   (uses dist/clanka when present — `npm run build` — else source)
+//        CLANKA_BENCH_BIN=/path/to/clanka CLANKA_BENCH_RUNS=40 bun scripts/bench-agent.ts
+//        (another build, e.g. an older one for before/after figures; more runs on a busy machine)
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,11 +20,11 @@ import { median, percentile } from "./stats.ts"
 
 const root = join(import.meta.dir, "..")
 const bin = join(root, "dist/clanka")
-const command = existsSync(bin) ? [bin] : [process.execPath, join(root, "src/cli/main.ts")]
+const command = process.env.CLANKA_BENCH_BIN ? [process.env.CLANKA_BENCH_BIN] : existsSync(bin) ? [bin] : [process.execPath, join(root, "src/cli/main.ts")]
 const fmt = (n: number) => n.toFixed(2)
 
 // 1. Trivial task end to end: the model calls taskComplete at once.
-const runs = 20
+const runs = Number(process.env.CLANKA_BENCH_RUNS) || 20
 const done: FakeTurn = { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] }
 const server = await startFakeModel("anthropic", Array.from({ length: 3 * runs + 10 }, () => done))
 const directory = mkdtempSync(join(tmpdir(), "clanka-bench-"))
@@ -128,6 +130,6 @@ for (let session = 0; session < 30; session++) {
 console.log(`command: ${command.map((part) => part.replace(root + "/", "")).join(" ")} run (trivial task, local fake Anthropic server)`)
 console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs, sandbox on (bwrap)`)
 console.log(`  --sandbox-backend landlock wall median ${fmt(median(wallLandlockMs))} ms (costs ${fmt(median(wallLandlockMs) - median(wallOffMs))} ms over off)`)
-console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (bwrap costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
+console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (p90 ${fmt(percentile(wallOffMs, 0.9))} ms; bwrap costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
 console.log(`fixed first request       ${fixedChars} characters (system prompt ${system.length}, tool schema ${fixedChars - system.length})`)
 console.log(`loop overhead per turn    p50 ${fmt(median(perTurn))} ms, p90 ${fmt(percentile(perTurn, 0.9))} ms (${perTurn.length} turns); 50-turn session median ${fmt(median(sessions))} ms`)
