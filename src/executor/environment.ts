@@ -6,12 +6,12 @@
  * Everything here is cheap and bounded: git gets one `git status` with a time limit (a huge
  * repository must not stall the start), and a fact that cannot be had is left out.
  */
-import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { arch, platform, release } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import type { Environment } from "../contract.ts"
+import { localDate } from "./local-date.ts"
 import { projectDirectories } from "../config/project-files.ts"
 
 /** How long `git status` may take before the start goes on without the number of changed files. */
@@ -29,11 +29,6 @@ export async function gatherEnvironment(directory: string, now = new Date()): Pr
   }
 }
 
-/** YYYY-MM-DD in the executor's time zone. */
-function localDate(now: Date): string {
-  const pad = (n: number) => String(n).padStart(2, "0")
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`
-}
 
 let osCache: Promise<string | undefined> | undefined
 /** The distribution on Linux (apt or apk matters to a model), the release elsewhere. */
@@ -93,11 +88,16 @@ async function headBranch(dotGit: string): Promise<string | undefined> {
   return head ? "(detached HEAD)" : undefined
 }
 
-/** A command's stdout, or undefined when it fails or outlives `timeoutMs`. */
-function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: "C" } }, (error, stdout) =>
-      resolve(error ? undefined : stdout),
-    )
-  })
+/**
+ * A command's stdout, or undefined when it fails or outlives `timeoutMs`. Bun's own spawn: the
+ * first use of node:child_process costs an executor's start tens of milliseconds.
+ */
+async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const child = Bun.spawn([command, ...args], { cwd, env: { ...process.env, LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: timeoutMs, killSignal: "SIGKILL" })
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited])
+    return code === 0 ? stdout : undefined
+  } catch {
+    return undefined
+  }
 }
