@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto"
 import type { Stats } from "node:fs"
 import { chmod, cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, resolve } from "node:path"
@@ -7,6 +6,7 @@ import { ToolError } from "../errors.ts"
 import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 import { checkWritable, refusedBySandbox, type WriteAction } from "./write-policy.ts"
 import { filesChanged } from "./semantic/live.ts"
+import { randomHex } from "../util/random-hex.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -66,7 +66,7 @@ function decodeText(bytes: Uint8Array, path: string): string {
 /** Writes through a temporary file in the same directory so readers never see half a file. */
 async function writeAtomic(target: string, content: string): Promise<void> {
   const existing = await statOrNull(target)
-  const temp = `${dirname(target)}/.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`
+  const temp = `${dirname(target)}/.${basename(target)}.${randomHex(6)}.tmp`
   try {
     await writeFile(temp, content)
     // Keep an executable script executable.

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { randomHex } from "../../util/random-hex.ts"
 import { chmod, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { ToolError } from "../../errors.ts"
@@ -31,7 +31,7 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       const dir = dirname(write.target)
       const created = await mkdir(dir, { recursive: true })
       if (created) createdDirs.push(created)
-      const temp = join(dir, `.${basename(write.target)}.${randomBytes(4).toString("hex")}.clanka-tmp`)
+      const temp = join(dir, `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
       await writeFile(temp, write.data, { flag: "wx" })
       temps.push({ temp, write })
       if (write.mode !== undefined) await chmod(temp, write.mode)
