@@ -9,8 +9,11 @@ import { dirname, join } from "node:path"
 import { BUN, clanka, MAIN, type CliResult } from "../support/cli.ts"
 import { BACKENDS, BWRAP } from "../support/sandbox-backends.ts"
 
-/** A normal user can be had (setpriv from root, as CI runs): the same attacks run as uid 65534. */
+/** A normal user can be had (setpriv from root, as CI runs): the same attacks run as that user. */
 const canDropRoot = process.getuid?.() === 0 && Bun.which("setpriv") !== null
+// A uid of this test run's own, not nobody's: under Landlock the process bound counts every task
+// of the user on the machine, and another test run's fork bomb may be going off meanwhile.
+const USER = String(1_000_000_000 + process.pid)
 
 // Outside /tmp, whose sandbox copy is private: these paths are really outside the sandbox.
 const root = mkdtempSync("/var/tmp/clanka-hardening-")
@@ -23,7 +26,7 @@ const userWorkspace = join(root, "user-app")
 const userHome = join(root, "user-home")
 for (const dir of [userWorkspace, userHome]) {
   mkdirSync(dir)
-  if (canDropRoot) chownSync(dir, 65534, 65534)
+  if (canDropRoot) chownSync(dir, Number(USER), Number(USER))
 }
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
@@ -44,9 +47,9 @@ async function spawnClanka(prefix: string[], args: string[], cwd: string, env: R
   return { code, stdout, stderr, pid: child.pid }
 }
 
-/** clanka as uid 65534 (nobody), with a home of its own (setpriv executes it: the pid stays). */
+/** clanka as a user of its own (USER), with a home of its own (setpriv executes it: the pid stays). */
 const clankaAsUser = (args: string[], env: Record<string, string> = {}) =>
-  spawnClanka(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--"], args, userWorkspace, { HOME: userHome, ...env })
+  spawnClanka(["setpriv", "--reuid", USER, "--regid", USER, "--clear-groups", "--"], args, userWorkspace, { HOME: userHome, ...env })
 
 const users = [
   { who: "root", run: (args: string[], env: Record<string, string>) => spawnClanka([], args, workspace, env), dir: workspace },
