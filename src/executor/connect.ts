@@ -11,7 +11,7 @@ import { executorEnv } from "./executor-env.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
-import { type BackendRequest, bwrapReason } from "./sandbox-backend.ts"
+import { type BackendRequest, bwrapRaced, bwrapReason } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -144,15 +144,23 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     )
     return protect && state ? protect.keepProtectedPaths(executor, state, options.onWarning) : executor
   }
-  try {
-    return await start(policy)
-  } catch (error) {
-    // bubblewrap is there but cannot create its namespaces (AppArmor, a container's seccomp): Landlock.
-    const reason = error instanceof ExecutorLostError ? bwrapReason(error.message) : undefined
-    if (policy.backend !== "bwrap" || reason === undefined) throw error
-    return start(await afterBwrapFailed(policy, request, backend, reason))
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(policy)
+    } catch (error) {
+      const reason = error instanceof ExecutorLostError ? bwrapReason(error.message) : undefined
+      if (policy.backend !== "bwrap" || reason === undefined) throw error
+      // A path planned for went away before bwrap mounted it (a host socket to cover): bwrap works,
+      // it is planned again rather than replaced by another backend.
+      if (bwrapRaced(reason) && attempt < BWRAP_ATTEMPTS) continue
+      // bubblewrap is there but cannot create its namespaces (AppArmor, a container's seccomp): Landlock.
+      return start(await afterBwrapFailed(policy, request, backend, reason))
+    }
   }
 }
+
+/** Starts of bubblewrap whose plan went stale (see bwrapRaced) before it counts as failing here. */
+const BWRAP_ATTEMPTS = 5
 
 /**
  * Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when

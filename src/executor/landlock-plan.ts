@@ -10,7 +10,7 @@
  * --writable roots, the search index, a private temporary directory (the scripts' TMPDIR) and a
  * few devices (/dev/null, ...).
  */
-import { readdirSync, writeFileSync } from "node:fs"
+import { readdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
@@ -67,13 +67,21 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
   const rules: [string, Grant][] = [["/", "list"]]
   for (const path of readRules(refused)) rules.push([path, "read"])
   // What is read inside a refused place: a --readable path in a store, the executor's program or
-  // the workspace under /tmp (the workspace's own rule follows below).
-  for (const path of [...stores.flatMap((store) => store.shown), ...needed, real([input.workspace])[0] ?? input.workspace]) {
+  // the workspace under /tmp (the workspace's own rule follows below). A program file under /tmp
+  // brings its top directory there, as bubblewrap binds it: clanka run from a source checkout in
+  // /tmp imports the modules beside its entry script.
+  for (const path of [...stores.flatMap((store) => store.shown), ...needed.map(programTree), real([input.workspace])[0] ?? input.workspace]) {
     if (refused.some((dir) => isUnder(path, dir))) rules.push([path, "read"])
   }
   for (const path of [...writable, tmp, ...(input.index ? real([input.index]) : [])]) rules.push([path, "write"])
   for (const device of DEVICES) rules.push([device, "device"])
   return { rules, network: policy.network, tmp, cwd: input.cwd, env: input.env }
+}
+
+/** For a file under /tmp (a real path), the directory /tmp/NAME it lies in; else the path itself. */
+function programTree(path: string): string {
+  const top = path.match(/^\/tmp\/[^/]+(?=\/)/)?.[0]
+  return top && statSync(path, { throwIfNoEntry: false })?.isFile() ? top : path
 }
 
 /**

@@ -91,8 +91,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   // Also when the workspace is under the same top directory: only the workspace itself is bound
   // (after this, so it stays writable), not its siblings (an uploaded clanka in a cache beside it).
   for (const path of [...argv, ...(needs.readable ?? [])]) {
-    const top = underTmp(path)
-    if (top && !args.includes(top)) args.push("--ro-bind", top, top)
+    for (const top of underTmp(path)) if (!args.includes(top)) args.push("--ro-bind", top, top)
   }
   args.push(bind, workspace, workspace)
   const index = searchIndexBind(needs.search, workspace)
@@ -152,17 +151,20 @@ function searchIndexBind(search: boolean, workspace: string): string | undefined
   return existsSync(dir) ? dir : undefined
 }
 
-/** `/tmp/x` for an existing path under /tmp (after symlinks), else undefined. */
-function underTmp(path: string): string | undefined {
-  if (!path.startsWith("/")) return undefined
+/**
+ * The directories `/tmp/x` an existing path needs: where it lies after symlinks, and where it is
+ * named, when a symlink under /tmp leads elsewhere (node_modules linked into a clone in /tmp).
+ */
+function underTmp(path: string): string[] {
+  if (!path.startsWith("/")) return []
   let real: string
   try {
     real = realpathSync(path)
   } catch {
-    return undefined
+    return []
   }
-  const match = real.match(/^\/tmp\/[^/]+/)
-  return match?.[0]
+  const tops = [resolve(path), real].flatMap((name) => name.match(/^\/tmp\/[^/]+/)?.[0] ?? [])
+  return [...new Set(tops)]
 }
 
 /** A sandbox-exec profile with the same rule (macOS; written here, not run on this project's machines). */

@@ -44,6 +44,14 @@ export function bwrapReason(output: string): string | undefined {
   return output.match(/bwrap: ([^;\n]*)/)?.[1]?.trim().replace(/\.$/, "")
 }
 
+/**
+ * The complaint is about a path that changed between the sandbox's plan and bubblewrap's mounts
+ * (a host socket to cover that was removed meanwhile): bubblewrap works; a new plan will do.
+ */
+export function bwrapRaced(reason: string): boolean {
+  return /^Can't (create file at|mkdir|find source path) /.test(reason)
+}
+
 /** Why Landlock cannot be had here, or undefined when it can (loads the FFI only on Linux). */
 export async function landlockMissing(): Promise<string | undefined> {
   if (process.platform !== "linux") return "Landlock is Linux only"

@@ -80,7 +80,8 @@ describe.each(fakeProviders)("%s", (provider) => {
     current = await rig(
       provider,
       [{ stall: { blocks: [{ type: "execute", script: 'console.log("first try")' }] } }, done],
-      { turnTimeoutMs: 150 },
+      // Long enough for the retried answer to start on a loaded machine.
+      { turnTimeoutMs: 1000 },
     )
     const events = await current.run("go")
     expect(scriptLines(events)).toEqual([

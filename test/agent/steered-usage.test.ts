@@ -45,7 +45,8 @@ test("a response dropped by the turn timeout still counts the tokens it reported
   current = await rig(
     "anthropic",
     [{ stall: { blocks: [{ type: "text", text: "hal" }] } }, { blocks: [{ type: "execute", script: 'await taskComplete("ok")' }], usage: { input: 100 } }],
-    { turnTimeoutMs: 200 },
+    // Long enough for the retried answer to start on a loaded machine.
+    { turnTimeoutMs: 1000 },
   )
   const events = await current.run("go")
   expect(events.filter((event) => event._tag === "ErrorRetry")).toHaveLength(1)

@@ -182,7 +182,7 @@ test("install checks the binary against SHA256SUMS; run sets the outputs, writes
   expect(summary).toEndWith("<details>\n<summary>2 files changed</summary>\n\n- modified `app.js`\n- untracked `notes.md`\n\n</details>\n")
 
   // The artifact a later job downloads: the transcript (sessions dir of this job) and the events.
-  expect(readdirSync(out["artifact-dir"]!).sort()).toEqual([`${sessionId}.jsonl`, "events.ndjson"])
+  expect(readdirSync(out["artifact-dir"]!).sort()).toEqual([`${sessionId}.jsonl`, "events.ndjson"].sort())
   expect(readFileSync(join(out["artifact-dir"]!, `${sessionId}.jsonl`), "utf8")).not.toContain(KEY)
 
   // A follow-up job on another runner: the artifact is downloaded to RUNNER_TEMP/clanka-resume.

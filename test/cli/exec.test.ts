@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test"
 import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
-import { findProcess } from "../support/processes.ts"
+import { findProcess, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const dir = temporaryDirectory("clanka-cli-")
@@ -116,12 +116,13 @@ describe("clanka tool and clanka tools", () => {
 
 test("clanka exec returns when the script ends, killing what it left running", async () => {
   const started = Date.now()
-  const script = `bash({ command: "sleep 30.116 & echo $! > left.pid; wait" }); await sleep(300); console.log("bye")`
+  const seconds = ownSleep("30.116")
+  const script = `bash({ command: "sleep ${seconds} & echo $! > left.pid; wait" }); await sleep(300); console.log("bye")`
   const result = await clanka(["exec", "-C", dir, "-e", script])
   expect(result).toEqual({ code: 0, stdout: "bye\n", stderr: "" })
   expect(Date.now() - started).toBeLessThan(10_000)
   expect(Number(await readFile(join(dir, "left.pid"), "utf8"))).toBeGreaterThan(0)
-  expect(findProcess(["sleep", "30.116"])).toBeUndefined()
+  expect(findProcess(["sleep", seconds])).toBeUndefined()
 })
 
 describe("errors that escape the script end it, with the message and line", () => {

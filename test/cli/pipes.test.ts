@@ -2,7 +2,7 @@ import { afterEach, expect, test } from "bun:test"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
-import { findProcess } from "../support/processes.ts"
+import { findProcess, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 // `clanka … | head -1`: the reader leaves early. clanka must stop quietly — no stack trace, no
@@ -28,14 +28,15 @@ async function pipeToHead(args: string[], env: Record<string, string> = {}) {
 }
 
 test("clanka exec whose reader leaves stops at once, quietly, and kills what the script started", async () => {
-  const script = `await bash({ command: "sleep 30.31 & echo $! > bg.pid" }); for (let i = 0; ; i++) console.log(i)`
+  const seconds = ownSleep("30.31")
+  const script = `await bash({ command: "sleep ${seconds} & echo $! > bg.pid" }); for (let i = 0; ; i++) console.log(i)`
   const started = Date.now()
   const { stdout, stderr, directory } = await pipeToHead(["exec", "-e", script])
   expect(Date.now() - started).toBeLessThan(10_000)
   expect(stdout).toBe("0\nexit=130\n")
   expect(stderr).toBe("")
   expect(Number(await Bun.file(join(directory, "bg.pid")).text())).toBeGreaterThan(0)
-  expect(findProcess(["sleep", "30.31"])).toBeUndefined()
+  expect(findProcess(["sleep", seconds])).toBeUndefined()
 })
 
 test("clanka run --json whose reader leaves stops quietly: exit 130, nothing on stderr", async () => {

@@ -6,7 +6,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
-import { findProcess, isRunning } from "../support/processes.ts"
+import { findProcess, isRunning, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const directory = temporaryDirectory("clanka-interactive-")
@@ -226,14 +226,15 @@ test("Ctrl-C stops the running turn and the conversation goes on; Ctrl-C when id
 test("Ctrl-D while a script runs stops it, kills what it started, and leaves with exit 0", async () => {
   // The script runs in the executor's pid namespace, so its own $$ is not this machine's pid: the
   // sleeper is found by a command line no other process uses.
-  const term = await converse([{ blocks: [{ type: "execute", script: 'await bash({ command: "exec sleep 61.37" })' }] }])
+  const seconds = ownSleep("61.37")
+  const term = await converse([{ blocks: [{ type: "execute", script: `await bash({ command: "exec sleep ${seconds}" })` }] }])
   term.type("start a sleeper\r")
-  const seen = await term.waitFor('exec sleep 61.37" })\n')
+  const seen = await term.waitFor(`exec sleep ${seconds}" })\n`)
   const deadline = Date.now() + WAIT_MS
   let pid: number | undefined
   while (!pid && Date.now() < deadline) {
     await Bun.sleep(20)
-    pid = findProcess(["sleep", "61.37"])
+    pid = findProcess(["sleep", seconds])
   }
   expect(pid).toBeGreaterThan(0)
   term.type("\x04")

@@ -152,7 +152,7 @@ test.skipIf(!available)("the far side killed in the middle of a script: exit 3, 
   const events = parse(result.stdout)
   expect(tagsOf(events)).toEqual(["AgentStart", ...SCRIPT_TURN, "ScriptOutput", "AgentError"])
   // The script block is closed by its output so far and why it stopped.
-  expect(events.at(-2)).toEqual({ _tag: "ScriptOutput", output: `[stopped: ${LOST}]` })
+  expect(events.at(-2)).toEqual({ _tag: "ScriptOutput", output: `[stopped: ${LOST}]`, failed: true })
   expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
 })
 
@@ -169,7 +169,7 @@ test.skipIf(!available)("the far side killed while a sub-agent's script runs: ex
   const events = parse(result.stdout)
   expect(events.at(-1)).toEqual({ _tag: "AgentError", message: LOST, exitCode: 3 })
   // The parent's script block is closed by why it stopped.
-  expect(events.filter((event) => event._tag === "ScriptOutput")).toEqual([{ _tag: "ScriptOutput", output: `[stopped: ${LOST}]` }])
+  expect(events.filter((event) => event._tag === "ScriptOutput")).toEqual([{ _tag: "ScriptOutput", output: `[stopped: ${LOST}]`, failed: true }])
   // Whether the sub-agent reports its failure (its ScriptOutput, its SubagentComplete) before the
   // parent notices the loss is a race; either way the parent ends the run with the executor's
   // loss, not with a failed delegate().

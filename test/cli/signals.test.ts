@@ -3,7 +3,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
-import { findProcess, isRunning } from "../support/processes.ts"
+import { findProcess, isRunning, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const dir = temporaryDirectory("clanka-signals-")
@@ -20,7 +20,7 @@ afterEach(async () => {
  */
 function sleeper(): { command: string; pidFile: string; argv: string[] } {
   const pidFile = join(dir, `pid-${++count}`)
-  const seconds = `205.${count}`
+  const seconds = ownSleep(`205.${count}`)
   return { command: `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep ${seconds}`, pidFile, argv: ["sleep", seconds] }
 }
 

@@ -2,7 +2,7 @@
 // the in-process LocalExecutor, a RemoteExecutor over a `clanka executor` child's stdio, and one
 // over ssh to the loopback sshd. A new kind of executor is checked by adding one entry to KINDS.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import {
   CancelledError,
@@ -221,14 +221,27 @@ for (const kind of KINDS) {
     })
 
     test("several executes run at once, each with its own output", async () => {
-      const slow = run(executor, { script: 'await sleep(150); console.log("slow")' })
+      // The slow one ends only once the fast one has (told by a file this test writes then), or
+      // after 20 s alone: executes run one after the other would end slow first.
+      const signal = join(directory, "fast-ended")
+      const slow = run(executor, {
+        script: `for (let i = 0; i < 400 && (await readFile({ path: "fast-ended" })) === null; i++) await sleep(50)
+console.log("slow")`,
+      })
       const fast = run(executor, { script: 'console.log("fast")' })
       const order: string[] = []
-      await Promise.all([slow.then(() => order.push("slow")), fast.then(() => order.push("fast"))])
+      await Promise.all([
+        slow.then(() => order.push("slow")),
+        fast.then(() => {
+          order.push("fast")
+          writeFileSync(signal, "")
+        }),
+      ])
+      rmSync(signal)
       expect(order).toEqual(["fast", "slow"])
       expect(await slow).toBe("slow\n")
       expect(await fast).toBe("fast\n")
-    })
+    }, 30_000)
 
     test("executeUnsafe: a tool's result; bad parameters, an unknown tool and a failing tool each their own error", async () => {
       expect(await executor.executeUnsafe("readFile", { path: "hello.txt" })).toBe("hello\n")

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
-import { findProcess, isRunning } from "../support/processes.ts"
+import { findProcess, isRunning, ownSleep } from "../support/processes.ts"
 import { RawSession } from "../protocol/raw-session.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
@@ -45,9 +45,10 @@ test("a SIGKILLed executor leaves nothing running: its guardian kills what the s
 })
 
 test("in the OS sandbox, a setsid sleeper is gone after the run: its pid namespace ends with the executor", async () => {
-  const script = `await bash({ command: "setsid sleep 300.7 >/dev/null 2>&1 & (sleep 300.8 >/dev/null 2>&1 &); sleep 0.2" })`
+  const [setsid, orphan] = [ownSleep("300.7"), ownSleep("300.8")]
+  const script = `await bash({ command: "setsid sleep ${setsid} >/dev/null 2>&1 & (sleep ${orphan} >/dev/null 2>&1 &); sleep 0.2" })`
   const run = clanka(["exec", "-C", directory, "--sandbox", "workspace-write", "-e", `${script}; console.log("started"); await sleep(1000)`])
-  expect(await until(() => findProcess(["sleep", "300.7"]) !== undefined && findProcess(["sleep", "300.8"]) !== undefined)).toBe(true)
+  expect(await until(() => findProcess(["sleep", setsid]) !== undefined && findProcess(["sleep", orphan]) !== undefined)).toBe(true)
   expect(await run).toEqual({ code: 0, stdout: "started\n", stderr: "" })
-  expect(await until(() => findProcess(["sleep", "300.7"]) === undefined && findProcess(["sleep", "300.8"]) === undefined, 2000)).toBe(true)
+  expect(await until(() => findProcess(["sleep", setsid]) === undefined && findProcess(["sleep", orphan]) === undefined, 2000)).toBe(true)
 })

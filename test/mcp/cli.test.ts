@@ -1,5 +1,5 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { clanka } from "../support/cli.ts"
 import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
@@ -57,6 +57,22 @@ describe("MCP servers from .mcp.json, through the command line's executor (a chi
     try {
       const server = join(scripts, "server.mjs")
       writeFileSync(server, `await import(${JSON.stringify(EVERYTHING)})\n`)
+      writeFileSync(join(workspace, ".mcp.json"), JSON.stringify({ mcpServers: { local: { command: "node", args: [server, "stdio"] } } }))
+      const result = await clanka(["exec", "-C", workspace, "-e", "console.log(await mcp.local.get_sum({ a: 2, b: 3 }))"], { env })
+      expect(result).toEqual({ code: 0, stdout: "The sum of 2 and 3 is 5.\n", stderr: "" })
+    } finally {
+      rmSync(workspace, { recursive: true, force: true })
+    }
+  })
+
+  test("a server named through a symlink under /tmp that leads outside it still starts", async () => {
+    // As node_modules linked into a clone under /tmp: the script's real place is outside /tmp.
+    const workspace = mkdtempSync("/var/tmp/clanka-mcp-workspace-")
+    const links = temporaryDirectory("clanka-mcp-link-")
+    try {
+      writeFileSync(join(workspace, "server.mjs"), `await import(${JSON.stringify(EVERYTHING)})\n`)
+      symlinkSync(workspace, join(links, "linked"))
+      const server = join(links, "linked", "server.mjs")
       writeFileSync(join(workspace, ".mcp.json"), JSON.stringify({ mcpServers: { local: { command: "node", args: [server, "stdio"] } } }))
       const result = await clanka(["exec", "-C", workspace, "-e", "console.log(await mcp.local.get_sum({ a: 2, b: 3 }))"], { env })
       expect(result).toEqual({ code: 0, stdout: "The sum of 2 and 3 is 5.\n", stderr: "" })

@@ -4,9 +4,9 @@
 // the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
 // read-only (the protected paths in the workspace) does not outlive a script.
 import { afterAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { clanka } from "../support/cli.ts"
+import { BUN, clanka, ROOT } from "../support/cli.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
 
 const root = mkdtempSync("/var/tmp/clanka-landlock-")
@@ -155,6 +155,25 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
       expect(result.stdout).toBe(`cat: ${host}/note: Permission denied\nmine\n\n`)
     } finally {
       rmSync(host, { recursive: true, force: true })
+    }
+  })
+
+  test("clanka run from a source checkout under /tmp: the executor reads its own modules there", async () => {
+    // A copy, not a symlink: Landlock checks a path where its symlinks lead.
+    const checkout = mkdtempSync("/tmp/clanka-landlock-checkout-")
+    try {
+      cpSync(join(ROOT, "src"), join(checkout, "src"), { recursive: true })
+      cpSync(join(ROOT, "package.json"), join(checkout, "package.json"))
+      symlinkSync(realpathSync(join(ROOT, "node_modules")), join(checkout, "node_modules"))
+      const child = Bun.spawn([BUN, join(checkout, "src/cli/main.ts"), "exec", "-C", workspace, "-e", 'console.log(await bash({ command: "echo sandboxed" }))'], {
+        env: { ...process.env, NO_COLOR: "1", ...env },
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+      expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: "sandboxed\n\n", stderr: "" })
+    } finally {
+      rmSync(checkout, { recursive: true, force: true })
     }
   })
 })

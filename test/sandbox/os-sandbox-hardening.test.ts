@@ -9,8 +9,11 @@ import { dirname, join } from "node:path"
 import { BUN, clanka, MAIN, type CliResult } from "../support/cli.ts"
 import { BACKENDS, BWRAP } from "../support/sandbox-backends.ts"
 
-/** A normal user can be had (setpriv from root, as CI runs): the same attacks run as uid 65534. */
+/** A normal user can be had (setpriv from root, as CI runs): the same attacks run as that user. */
 const canDropRoot = process.getuid?.() === 0 && Bun.which("setpriv") !== null
+// A uid of this test run's own, not nobody's: under Landlock the process bound counts every task
+// of the user on the machine, and another test run's fork bomb may be going off meanwhile.
+const USER = String(1_000_000_000 + process.pid)
 
 // Outside /tmp, whose sandbox copy is private: these paths are really outside the sandbox.
 const root = mkdtempSync("/var/tmp/clanka-hardening-")
@@ -23,26 +26,33 @@ const userWorkspace = join(root, "user-app")
 const userHome = join(root, "user-home")
 for (const dir of [userWorkspace, userHome]) {
   mkdirSync(dir)
-  if (canDropRoot) chownSync(dir, 65534, 65534)
+  if (canDropRoot) chownSync(dir, Number(USER), Number(USER))
 }
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-/** clanka as uid 65534 (nobody), with a home of its own. */
-async function clankaAsUser(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = Bun.spawn(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--", BUN, MAIN, ...args], {
-    cwd: userWorkspace,
-    env: { ...process.env, HOME: userHome, NO_COLOR: "1", ...env },
+/** What clanka printed, and its pid: the cgroups it makes are named after it. */
+type Run = CliResult & { pid: number }
+
+/** clanka from source, after `prefix` (setpriv), as the test's `clanka` runs it. */
+async function spawnClanka(prefix: string[], args: string[], cwd: string, env: Record<string, string | undefined>): Promise<Run> {
+  const child = Bun.spawn([...prefix, BUN, MAIN, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
     timeout: 30_000,
   })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  return { code, stdout, stderr }
+  return { code, stdout, stderr, pid: child.pid }
 }
 
+/** clanka as a user of its own (USER), with a home of its own (setpriv executes it: the pid stays). */
+const clankaAsUser = (args: string[], env: Record<string, string> = {}) =>
+  spawnClanka(["setpriv", "--reuid", USER, "--regid", USER, "--clear-groups", "--"], args, userWorkspace, { HOME: userHome, ...env })
+
 const users = [
-  { who: "root", run: (args: string[], env: Record<string, string>) => clanka(args, { timeoutMs: 30_000, env }), dir: workspace },
+  { who: "root", run: (args: string[], env: Record<string, string>) => spawnClanka([], args, workspace, env), dir: workspace },
   { who: "a normal user", run: clankaAsUser, dir: userWorkspace, skip: !canDropRoot },
 ]
 
@@ -177,19 +187,19 @@ console.log(await bash({ command: "rm /tmp/big; echo executor alive" }))`
 })
 
 /**
- * Directories named clanka-PID-N in the pids cgroup hierarchies (a sandbox's, while it runs) whose
- * clanka (PID) is gone: what a clanka left behind, not the live ones of other runs on this machine.
+ * Directories named clanka-PID-N in the pids cgroup hierarchies (a sandbox's, while it runs) made
+ * by the clanka with that pid: what it left behind once it is gone. Only its own: other test runs
+ * on this machine make (and, killed, leave) cgroups of their own meanwhile.
  */
-function pidsCgroups(): string[] {
-  const found = Bun.spawnSync(["find", "/sys/fs/cgroup", "-maxdepth", "6", "-type", "d", "-name", "clanka-*"], { stderr: "ignore" })
-  return found.stdout.toString().split("\n").filter((dir) => {
-    const pid = Number(dir.match(/\/clanka-(\d+)-\d+$/)?.[1])
-    return pid > 0 && !existsSync(`/proc/${pid}`)
-  })
+function pidsCgroups(pid: number): string[] {
+  const found = Bun.spawnSync(["find", "/sys/fs/cgroup", "-maxdepth", "6", "-type", "d", "-name", `clanka-${pid}-*`], { stderr: "ignore" })
+  return found.stdout.toString().split("\n").filter((dir) => new RegExp(`/clanka-${pid}-\\d+$`).test(dir))
 }
 
 for (const backend of BACKENDS) describe.skipIf(!backend.available)(`bounded processes (${backend.name})`, () => {
   // 3,000 processes at once: fewer than the bound start, the rest fail; the bomb then kills its own.
+  // Its sleeps carry this test run's pid: another run's bomb may be going off meanwhile.
+  const sleeps = `213.${process.pid}`
   const bomb = join(workspace, "bomb.pl")
   writeFileSync(
     bomb,
@@ -197,7 +207,7 @@ for (const backend of BACKENDS) describe.skipIf(!backend.available)(`bounded pro
 for (1..3000) {
   my $pid = fork();
   if (!defined $pid) { $fail++; $err ||= "$!"; next }
-  if ($pid == 0) { exec "sleep", "213.7"; exit 0 }
+  if ($pid == 0) { exec "sleep", "${sleeps}"; exit 0 }
   $ok++; push @pids, $pid;
 }
 print "started $ok; $err\\n";
@@ -208,16 +218,15 @@ console.log(await bash({ command: "echo executor alive" }))`
 
   for (const user of users) {
     test.skipIf(user.skip ?? false)(`as ${user.who}: a fork bomb is stopped near 1,024 processes; the executor survives; nothing is left`, async () => {
-      const before = pidsCgroups()
       const result = await user.run(["exec", "-C", user.dir, "--sandbox", "read-only", "-e", script], backend.env)
       expect(result.stderr).toBe("")
       const match = result.stdout.match(/^started (\d+); (.*)\n\nexecutor alive\n\n$/)
       expect(match?.[2]).toBe("Resource temporarily unavailable")
       expect(Number(match?.[1])).toBeGreaterThan(900)
       expect(Number(match?.[1])).toBeLessThan(1100)
-      const left = Bun.spawnSync(["pgrep", "-f", "^sleep 213.7"]).stdout.toString()
+      const left = Bun.spawnSync(["pgrep", "-f", `^sleep ${sleeps}$`]).stdout.toString()
       expect(left).toBe("")
-      expect(pidsCgroups().filter((dir) => !before.includes(dir))).toEqual([])
+      expect(pidsCgroups(result.pid)).toEqual([])
     }, 60_000)
   }
 })

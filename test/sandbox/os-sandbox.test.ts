@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
-import { findProcess } from "../support/processes.ts"
+import { findProcess, ownSleep } from "../support/processes.ts"
 import { BACKENDS, refusedWrite } from "../support/sandbox-backends.ts"
 
 // Outside /tmp, whose sandbox copy is private: the workspace's parent is really outside.
@@ -100,7 +100,8 @@ for (const backend of BACKENDS) {
     test("every process a script starts, setsid or double-forked, is gone when the run ends", async () => {
       // Inside bubblewrap's pid namespace $$ is not this machine's pid: the sleepers are found by
       // command lines no other process uses.
-      const command = "setsid sleep 207.11 >/dev/null 2>&1 & (sh -c 'exec sleep 207.12' >/dev/null 2>&1 &); sleep 0.3; ps -A -o args= | grep -c '^sleep 207.1'"
+      const [first, second] = [ownSleep("207.11"), ownSleep("207.12")]
+      const command = `setsid sleep ${first} >/dev/null 2>&1 & (sh -c 'exec sleep ${second}' >/dev/null 2>&1 &); sleep 0.3; ps -A -o args= | grep -cE '^sleep (${first}|${second})$'`
       const server = await startFakeModel("anthropic", [
         { blocks: [{ type: "execute", script: `console.log("running:", (await bash({ command: ${JSON.stringify(command)} })).trim())` }] },
         { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
@@ -112,7 +113,7 @@ for (const backend of BACKENDS) {
         expect(output).toBe("running: 2\n")
         let left = true
         for (let i = 0; i < 100 && left; i++) {
-          left = Boolean(findProcess(["sleep", "207.11"]) || findProcess(["sleep", "207.12"]))
+          left = Boolean(findProcess(["sleep", first]) || findProcess(["sleep", second]))
           if (left) await Bun.sleep(20)
         }
         expect(left).toBe(false)
@@ -122,7 +123,7 @@ for (const backend of BACKENDS) {
     })
 
     test("clanka killed outright: the executor and every process its scripts started end too", async () => {
-      const [setsid, orphan] = backend.name === "bwrap" ? ["301.71", "301.72"] : ["301.81", "301.82"]
+      const [setsid, orphan] = backend.name === "bwrap" ? [ownSleep("301.71"), ownSleep("301.72")] : [ownSleep("301.81"), ownSleep("301.82")]
       const script = `await bash({ command: "setsid sleep ${setsid} >/dev/null 2>&1 & (sh -c 'exec sleep ${orphan}' >/dev/null 2>&1 &); sleep 0.2" }); console.log("started"); await sleep(60000)`
       const child = Bun.spawn([BUN, MAIN, "exec", "-C", workspace, "-e", script], { env: { ...process.env, ...env }, stdout: "pipe", stderr: "ignore" })
       const reader = child.stdout.getReader()

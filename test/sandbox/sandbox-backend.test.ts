@@ -4,6 +4,7 @@
 // unsandboxed. --sandbox-backend (CLANKA_SANDBOX_BACKEND) forces one.
 import { afterAll, describe, expect, test } from "bun:test"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { BUN, clanka, type CliResult, MAIN, ROOT } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
@@ -104,6 +105,29 @@ describe.skipIf(!BWRAP.available || !LANDLOCK.available)("choosing the backend",
     expect((await clanka(["exec", "-C", workspace, "-e", pidns], { env: { CLANKA_SANDBOX_BACKEND: "landlock" } })).stdout).toBe(here)
     // The flag wins over the environment.
     expect((await clanka(["exec", "-C", workspace, "--sandbox-backend", "bwrap", "-e", pidns], { env: { CLANKA_SANDBOX_BACKEND: "landlock" } })).stdout).not.toBe(here)
+  })
+
+  test("a host socket removed while bubblewrap starts does not make Landlock take over", async () => {
+    // A socket that is listed to be covered, then removed just before bwrap runs (by a bwrap
+    // wrapper here; by another program at the wrong moment in real life).
+    const socket = join(root, "fleeting.sock")
+    const listener = createServer()
+    await new Promise<void>((done) => listener.listen(socket, done))
+    const wrapper = join(root, "bwrap-after-rm")
+    const bwrap = Bun.which("bwrap")!
+    writeFileSync(wrapper, `#!/bin/sh\ncase "$1" in --help|--version) ;; *) rm -f '${socket}' ;; esac\nexec '${bwrap}' "$@"\n`)
+    chmodSync(wrapper, 0o755)
+    try {
+      const pidns = 'console.log(await bash({ command: "readlink /proc/self/ns/pid" }))'
+      const result = await clanka(["exec", "-C", workspace, "-e", pidns], { env: { CLANKA_BWRAP: wrapper, CLANKA_SANDBOX_BACKEND: undefined } })
+      expect(result.stderr).toBe("")
+      // bubblewrap's pid namespace, not this one (Landlock's).
+      expect(result.stdout).toMatch(/^pid:\[\d+\]\n\n$/)
+      expect(result.stdout).not.toBe(`${readlinkSync("/proc/self/ns/pid")}\n\n`)
+    } finally {
+      listener.close()
+      rmSync(socket, { force: true })
+    }
   })
 
   test("a backend that is not one is exit 2 with one line", async () => {

@@ -29,3 +29,13 @@ export function findProcess(argv: string[]): number | undefined {
   }
   return undefined
 }
+
+/**
+ * A sleep's duration (seconds, as text) for findProcess to look for: `base` with this test run's
+ * pid appended to its decimals. Two test runs at once on one machine (CI jobs, developers) would
+ * otherwise see each other's sleepers, and a sandbox without a pid namespace of its own (Landlock)
+ * lets a script's `ps` see them too.
+ */
+export function ownSleep(base: string): string {
+  return `${base}${base.includes(".") ? "" : "."}${process.pid}`
+}

@@ -94,6 +94,7 @@ for (const [protocol, contentType] of [
       "gen_ai.request.model": "claude-sonnet-4-5",
       "clanka.executor.kind": "local",
       "clanka.sandbox.mode": agentStart.sandbox.mode,
+      "clanka.sandbox.backend": agentStart.sandbox.backend,
       "clanka.sandbox.network": false,
       "clanka.turns": 2,
       "gen_ai.usage.input_tokens": finished.usage.inputTokens + finished.usage.cacheReadTokens + finished.usage.cacheWriteTokens,

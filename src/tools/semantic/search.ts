@@ -19,10 +19,14 @@ export async function runSearch(query: string, options: SearchToolOptions, ctx: 
   const globs = options.glob === undefined ? [] : [options.glob].flat()
   // With a glob most candidates may be filtered out: look deeper.
   const depth = globs.length ? 5000 : Math.max(100, limit * 10)
-  let ids = lexicalRanking(index.store, query, depth)
+  // The embeddings first: while the agent is asked for them, another clanka on this workspace may
+  // rewrite the index. The words are ranked and the chunks read in one read transaction, so every
+  // chunk ranked is still there to show.
   const vectors = await vectorRanking(index, query, ctx, depth)
-  if (vectors) ids = fuse([ids, vectors.ids])
-  const chunks = pick(index.store, ids, limit, globFilter(globs))
+  const chunks = index.store.snapshot(() => {
+    const ids = lexicalRanking(index.store, query, depth)
+    return pick(index.store, vectors ? fuse([ids, vectors.ids]) : ids, limit, globFilter(globs))
+  })
   const notes: string[] = []
   if (pending) {
     const where = pending.total === 0 ? "listing the files" : `${pending.done} of ${pending.total} files read`

@@ -152,6 +152,11 @@ export class IndexStore {
     this.db.transaction(run).immediate()
   }
 
+  /** Runs `read` in one read transaction: one state of the index, whatever other processes write. */
+  snapshot<T>(read: () => T): T {
+    return this.db.transaction(read).deferred()
+  }
+
   /** Chunk ids and BM25 scores (lower is better), best first. */
   match(fts: string, limit: number): Array<{ id: number; rank: number }> {
     return this.matchFts.all(fts, limit) as Array<{ id: number; rank: number }>
