@@ -136,7 +136,7 @@ async function capabilities(flags: AcpFlags, saving: boolean): Promise<AgentCapa
   let image = false
   try {
     const { resolveModel } = await import("../providers/resolve.ts")
-    const { defaultModel } = await import("../cli/run.ts")
+    const { defaultModel } = await import("../cli/model-choice.ts")
     const { projectConfig } = await import("../cli/executor-flags.ts")
     const spec = flags.model || process.env.CLANKA_MODEL || projectConfig(flags).config.model || defaultModel(process.env)
     image = spec !== undefined && resolveModel(spec).imageInput !== undefined

@@ -16,7 +16,8 @@ import { readTranscriptText } from "../session/store.ts"
 import type { SessionRecorder } from "../session/recorder.ts"
 import { secondsFlag } from "../cli/duration.ts"
 import { type ExecutorFlags, openExecutor, openHosts, projectConfig, sshHosts } from "../cli/executor-flags.ts"
-import { budgetFlag, defaultModel, positiveWholeNumber, wholeNumber } from "../cli/run.ts"
+import { budgetFlag, positiveWholeNumber, wholeNumber } from "../cli/run.ts"
+import { chooseModels } from "../cli/model-choice.ts"
 import { openSession, sessionSource, type SessionFlags } from "../cli/session-flags.ts"
 import { mcpServersOf } from "./mcp.ts"
 import { promptOf } from "./prompt.ts"
@@ -189,26 +190,15 @@ function savedEvents(text: string): AgentEvent[] {
 
 /** The models, as `run` chooses them: flags, then CLANKA_MODEL, then the config files, then the key that is set. */
 async function models(args: AcpFlags, config: ReturnType<typeof projectConfig>["config"], sources: ReturnType<typeof projectConfig>["sources"]) {
-  const { parseModelSpec, resolveModel } = await import("../providers/resolve.ts")
-  const fromFile = !args.model && !process.env.CLANKA_MODEL && config.model ? sources.model : undefined
-  const spec = args.model || process.env.CLANKA_MODEL || config.model || defaultModel(process.env)
-  if (!spec) {
-    throw new UsageError("no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL")
-  }
-  const resolveFrom = (value: string, file: string | undefined, key: string) => {
-    if (file) {
-      try {
-        parseModelSpec(value)
-      } catch (error) {
-        throw error instanceof UsageError ? new UsageError(`${file}: ${key}: ${error.message}`) : error
-      }
-    }
-    return resolveModel(value)
-  }
-  const model = resolveFrom(spec, fromFile, "model")
   const subagentSpec = args["subagent-model"] ?? config.subagentModel
   const subagentFile = args["subagent-model"] === undefined ? sources.subagentModel : undefined
-  const subagentModel = subagentSpec ? resolveFrom(subagentSpec, subagentFile, "subagentModel") : model
+  const { model, subagentModel, spec } = await chooseModels({
+    flag: args.model,
+    configModel: config.model,
+    configFile: sources.model,
+    subagent: subagentSpec,
+    subagentFile,
+  })
   if (subagentSpec && !args["subagent-model"]) args["subagent-model"] = subagentSpec
   return { model, subagentModel, spec }
 }

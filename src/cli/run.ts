@@ -16,6 +16,7 @@ import { secondsFlag } from "./duration.ts"
 import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { conversationHelp } from "./help.ts"
 import { consumeEvents } from "./consume-events.ts"
+import { chooseModels } from "./model-choice.ts"
 import { catchInterrupts, type Interrupt } from "./interrupt.ts"
 import { openSession, sessionSource, type SessionFlags } from "./session-flags.ts"
 import { slashCommand } from "./slash-commands.ts"
@@ -52,13 +53,6 @@ export default defineCommand({
   },
 })
 
-/** Without --model or CLANKA_MODEL, the provider whose key is set picks the model. */
-export function defaultModel(env: Record<string, string | undefined>): string | undefined {
-  if (env.ANTHROPIC_API_KEY) return "anthropic/claude-sonnet-4-5"
-  if (env.OPENAI_API_KEY) return "openai/gpt-5"
-  return undefined
-}
-
 /** The session flags name the model and the executor too: a resumed session may set them. */
 interface RunArgs extends SessionFlags {
   prompt?: string
@@ -91,28 +85,13 @@ async function runAgent(args: RunArgs, format: OutputFormat, files: FileModels =
   const maxDepth = wholeNumber("--max-depth", args["max-depth"], 0)
   // A resumed session brings its model and executor unless the flags name others.
   const source = sessionSource(args)
-  const { parseModelSpec, resolveModel } = await import("../providers/resolve.ts")
-  const specFile = !args.model && !process.env.CLANKA_MODEL && files.model ? files.modelFile : undefined
-  const spec = args.model || process.env.CLANKA_MODEL || files.model || defaultModel(process.env)
-  if (!spec) {
-    throw new UsageError(
-      "no model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass --model provider/model (e.g. anthropic/claude-sonnet-4-5) or set CLANKA_MODEL",
-    )
-  }
-  // A mistake in a config file names the file and the key, as the files' other mistakes do (a
-  // missing API key is not the file's mistake).
-  const resolveFrom = (value: string, file: string | undefined, key: string) => {
-    if (file) {
-      try {
-        parseModelSpec(value)
-      } catch (error) {
-        throw error instanceof UsageError ? new UsageError(`${file}: ${key}: ${error.message}`) : error
-      }
-    }
-    return resolveModel(value)
-  }
-  const model = resolveFrom(spec, specFile, "model")
-  const subagentModel = args["subagent-model"] ? resolveFrom(args["subagent-model"], files.subagentModelFile, "subagentModel") : model
+  const { model, subagentModel, spec } = await chooseModels({
+    flag: args.model,
+    configModel: files.model,
+    configFile: files.modelFile,
+    subagent: args["subagent-model"],
+    subagentFile: files.subagentModelFile,
+  })
   const maxBudgetUsd = budgetFlag(args["max-budget-usd"], [model, subagentModel])
   const jsonSchema = args["json-schema"] === undefined ? undefined : await readSchema(args["json-schema"])
   // Checked against the model before anything starts: a file it cannot take is a usage error.
