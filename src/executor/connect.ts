@@ -11,7 +11,7 @@ import { executorEnv } from "./executor-env.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
-import { type BackendRequest, bwrapRaced, bwrapReason } from "./sandbox-backend.ts"
+import { type BackendRequest, bwrapRaced, bwrapReason, bwrapStarts } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -44,7 +44,7 @@ export interface ConnectOptions {
   readable?: string[]
   /** Bytes the sandbox's /tmp may hold (--tmp-size). */
   tmpSize?: number
-  /** A local child's sandbox, as soon as it is known (before the child starts). */
+  /** A local child's sandbox, as soon as it is known (before the child starts); not told when a bwrap that is to enforce it cannot start here. */
   onPolicy?(policy: SandboxPolicy): void
   /** Scripts the executor runs at once (--max-scripts; default: the executor's own). */
   maxScripts?: number
@@ -122,7 +122,13 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const writable = options.writable ?? []
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
   const { policy } = await resolveSandbox(request, options.network ?? false, writable, { probe: false, backend, tmpSize: options.tmpSize, readable: options.readable })
-  options.onPolicy?.(policy)
+  // The early first request is built for this sandbox: under bubblewrap only once it is known to
+  // start here (else the run falls back to Landlock below and the request would be made again).
+  if (options.onPolicy) {
+    const told = options.onPolicy
+    if (policy.backend === "bwrap") void bwrapStarts().then((starts) => starts && told(policy))
+    else told(policy)
+  }
   if (options.search !== false && options.searchLikely && policy.mode !== "off") {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)

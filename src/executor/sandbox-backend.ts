@@ -39,6 +39,22 @@ export function bwrapMissing(probe = true): string | undefined {
   return bwrapProbe === null ? undefined : `${name} cannot run here (${bwrapProbe})`
 }
 
+/**
+ * Whether bubblewrap creates the namespaces the sandbox needs here (a run of about 5 ms), without
+ * blocking: told before a guess that depends on it (the agent's early first request), so that a
+ * bwrap that will fail (AppArmor) does not make a request that must be made again.
+ */
+export async function bwrapStarts(): Promise<boolean> {
+  try {
+    const run = Bun.spawn([bwrapBinary(), "--unshare-user", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
+      stdio: ["ignore", "ignore", "ignore"],
+    })
+    return (await run.exited) === 0
+  } catch {
+    return false
+  }
+}
+
 /** bubblewrap's own complaint (`bwrap: …`) in what a failed start printed, without its last full stop. */
 export function bwrapReason(output: string): string | undefined {
   return output.match(/bwrap: ([^;\n]*)/)?.[1]?.trim().replace(/\.$/, "")

@@ -54,6 +54,9 @@ describe.skipIf(!LANDLOCK.available)("where bubblewrap cannot create namespaces"
       expect(events[0]).toMatchObject({ _tag: "AgentStart", sandbox: { mode: "workspace-write", network: false, backend: "landlock" } })
       expect(events.find((event) => event._tag === "ScriptOutput").output).toBe("write refused\nNoNewPrivs: 1 Seccomp: 2 \n")
       expect(existsSync(join(root, "escaped"))).toBe(false)
+      // No early first request built for a bubblewrap that cannot start: one request per turn.
+      expect(server.requests.length).toBe(2)
+      expect(server.requests[0]!.system).toContain("(landlock)")
     } finally {
       await server.close()
     }
