@@ -4,7 +4,7 @@
  */
 import type { AsyncLocalStorage } from "node:async_hooks"
 import { type Attributes, type Context, type HrTime, SpanKind, SpanStatusCode } from "@opentelemetry/api"
-import type { Message, Model, Part, StreamRequest, TokenUsage } from "../providers/model.ts"
+import type { Model, Part, StreamRequest, TokenUsage } from "../providers/model.ts"
 import { costUsd } from "../providers/prices.ts"
 import type { Otel } from "./otel.ts"
 
@@ -22,17 +22,19 @@ const FINISH_REASONS = { tool: "tool_calls", end: "stop", length: "length", refu
 
 /**
  * A model whose every request is a `chat {model}` span. A request that repeats the last one of
- * the same history after it failed is a retry: `clanka.retries` counts those before it.
+ * the same history after it failed is a retry: `clanka.retries` counts those before it. A history
+ * is known by its first message (the early first request and the loop's own share it).
  */
 export function tracedModel(otel: Otel, model: Model, current: AsyncLocalStorage<Context>): Model {
-  const attempts = new WeakMap<Message[], { length: number; retries: number; ok: boolean }>()
+  const attempts = new WeakMap<object, { length: number; retries: number; ok: boolean }>()
   return {
     ...model,
     stream(request: StreamRequest): AsyncIterable<Part> {
-      const previous = attempts.get(request.messages)
+      const history: object = request.messages[0] ?? request.messages
+      const previous = attempts.get(history)
       const retries = previous && !previous.ok && previous.length === request.messages.length ? previous.retries + 1 : 0
       const attempt = { length: request.messages.length, retries, ok: false }
-      attempts.set(request.messages, attempt)
+      attempts.set(history, attempt)
       const base: Attributes = { "gen_ai.operation.name": "chat", "gen_ai.provider.name": model.provider, "gen_ai.request.model": model.id }
       const started = performance.now()
       const span = otel.tracer.startSpan(`chat ${model.id}`, { kind: SpanKind.CLIENT, startTime: now(), attributes: { ...base, "clanka.retries": retries } }, current.getStore() ?? otel.root)
@@ -85,7 +87,8 @@ export function tracedModel(otel: Otel, model: Model, current: AsyncLocalStorage
               }
               return step
             } catch (error) {
-              end(error)
+              // A request the run cancelled (Ctrl-C, a dropped early request) is no error.
+              end(request.signal?.aborted ? undefined : error)
               throw error
             }
           },
