@@ -170,8 +170,11 @@ export function seccompFilter(arch: Arch, network: boolean): Instruction[] {
 
 /** Installs the filter on the calling thread (no_new_privs must be set); returns minus errno on failure. */
 export function installSeccomp(network: boolean): number {
-  const arch = process.arch === "arm64" ? "arm64" : "x64"
-  const program = seccompFilter(arch, network)
+  return installFilter(seccompFilter(process.arch === "arm64" ? "arm64" : "x64", network))
+}
+
+/** Installs a classic BPF program as this thread's seccomp filter; returns minus errno on failure. */
+export function installFilter(program: readonly (readonly [number, number, number, number])[]): number {
   // struct sock_filter { u16 code; u8 jt; u8 jf; u32 k; }
   const filter = Buffer.alloc(program.length * 8)
   program.forEach(([code, jt, jf, k], i) => {

@@ -10,12 +10,11 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs clanka from source as a user would, and collects what it printed and its exit code. */
-export async function clanka(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
-  const child = Bun.spawn([BUN, MAIN, ...args], {
+type CliOptions = { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number }
+
+/** clanka from source, its output piped. */
+function spawnClanka(args: string[], options: CliOptions) {
+  return Bun.spawn([BUN, MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
@@ -23,6 +22,14 @@ export async function clanka(
     stderr: "pipe",
     timeout: options.timeoutMs ?? 20_000,
   })
+}
+
+/** Runs clanka from source as a user would, and collects what it printed and its exit code. */
+export async function clanka(
+  args: string[],
+  options: CliOptions = {},
+): Promise<CliResult> {
+  const child = spawnClanka(args, options)
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
@@ -40,17 +47,10 @@ export interface TimedLine {
 /** Like `clanka`, but notes when each line of stdout and stderr arrived (for streaming tests). */
 export async function clankaTimed(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number } = {},
+  options: CliOptions = {},
 ): Promise<{ code: number; stdout: TimedLine[]; stderr: TimedLine[] }> {
   const started = performance.now()
-  const child = Bun.spawn([BUN, MAIN, ...args], {
-    cwd: options.cwd ?? ROOT,
-    env: { ...process.env, NO_COLOR: "1", ...options.env },
-    stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-    timeout: options.timeoutMs ?? 20_000,
-  })
+  const child = spawnClanka(args, options)
   const lines = async (stream: ReadableStream<Uint8Array>) => {
     const result: TimedLine[] = []
     const decoder = new TextDecoder()

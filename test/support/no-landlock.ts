@@ -1,6 +1,7 @@
 // `bun no-landlock.ts COMMAND…`: runs COMMAND as on a kernel without Landlock. A seccomp filter
 // answers the three Landlock syscalls with ENOSYS, as a kernel older than 5.13 does.
-import { address, execve, prctl } from "../../src/executor/landlock-ffi.ts"
+import { execve, prctl } from "../../src/executor/landlock-ffi.ts"
+import { installFilter } from "../../src/executor/landlock-seccomp.ts"
 
 const ENOSYS = 38
 const program: [number, number, number, number][] = [
@@ -10,17 +11,7 @@ const program: [number, number, number, number][] = [
   [0x06, 0, 0, 0x00050000 | ENOSYS],
   [0x06, 0, 0, 0x7fff0000],
 ]
-const filter = Buffer.alloc(program.length * 8)
-program.forEach(([code, jt, jf, k], i) => {
-  filter.writeUInt16LE(code, i * 8)
-  filter.writeUInt8(jt, i * 8 + 2)
-  filter.writeUInt8(jf, i * 8 + 3)
-  filter.writeUInt32LE(k >>> 0, i * 8 + 4)
-})
-const fprog = Buffer.alloc(16)
-fprog.writeUInt16LE(program.length, 0)
-fprog.writeBigUInt64LE(address(filter), 8)
-if (prctl(38 /* PR_SET_NO_NEW_PRIVS */, 1) < 0 || prctl(22 /* PR_SET_SECCOMP */, 2, Number(address(fprog))) < 0) {
+if (prctl(38 /* PR_SET_NO_NEW_PRIVS */, 1) < 0 || installFilter(program) < 0) {
   console.error("no-landlock: cannot install the filter")
   process.exit(1)
 }
