@@ -21,6 +21,9 @@ export function bwrapBinary(): string {
   return process.env.CLANKA_BWRAP || "bwrap"
 }
 
+/** A sandbox with the namespaces the real one makes (its own user, pid and network namespaces). */
+const PROBE_ARGS = ["--unshare-user", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"]
+
 let bwrapProbe: string | null | undefined
 /**
  * Why bubblewrap cannot run here, or undefined when it can. Without `probe`, only whether it is
@@ -33,7 +36,7 @@ export function bwrapMissing(probe = true): string | undefined {
   if (Bun.which(bwrapBinary()) === null) return `${name} is not installed`
   if (!probe) return undefined
   if (bwrapProbe === undefined) {
-    const run = spawnSync(bwrapBinary(), ["--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], { encoding: "utf8", timeout: 5000 })
+    const run = spawnSync(bwrapBinary(), PROBE_ARGS, { encoding: "utf8", timeout: 5000 })
     bwrapProbe = run.status === 0 ? null : bwrapReason(run.stderr ?? "") ?? "it exited with an error"
   }
   return bwrapProbe === null ? undefined : `${name} cannot run here (${bwrapProbe})`
@@ -46,9 +49,7 @@ export function bwrapMissing(probe = true): string | undefined {
  */
 export async function bwrapStarts(): Promise<boolean> {
   try {
-    const run = Bun.spawn([bwrapBinary(), "--unshare-user", "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "--die-with-parent", "true"], {
-      stdio: ["ignore", "ignore", "ignore"],
-    })
+    const run = Bun.spawn([bwrapBinary(), ...PROBE_ARGS], { stdio: ["ignore", "ignore", "ignore"] })
     return (await run.exited) === 0
   } catch {
     return false
