@@ -7,6 +7,7 @@ import { ExitCode, UsageError } from "../errors.ts"
 import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
 import { releasePrivateTmps } from "../executor/landlock-tmp.ts"
 import { inPidsCgroup } from "../executor/process-bound.ts"
+import { bwrapRaced, bwrapReason } from "../executor/sandbox-backend.ts"
 import { selfCommand } from "../executor/self.ts"
 import { repeated } from "./argv.ts"
 import { maxScripts } from "./max-scripts.ts"
@@ -84,8 +85,7 @@ let stderrQuiet = false
  */
 async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean, scripts: number | undefined): Promise<number> {
   const flags = [...sandboxFlags(policy), ...(search ? [] : ["--no-search"]), ...(scripts === undefined ? [] : ["--max-scripts", String(scripts)])]
-  const argv = sandboxedArgv([...selfCommand(), "executor", "-C", directory, ...flags], directory, policy, { search })
-  const bound = inPidsCgroup(argv)
+  const command = [...selfCommand(), "executor", "-C", directory, ...flags]
   // The relay uses Node's stdio: a pipe closed on it must not crash it (cli.ts leaves the
   // executor's stdio alone).
   process.stdout.on("error", () => {})
@@ -96,10 +96,25 @@ async function serveSandboxed(directory: string, policy: SandboxPolicy, search: 
   // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
   const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? (await import("../executor/landlock-protect.ts")).ProtectedState.take(directory, policy.writable, { existing: policy.backend === "landlock" }) : undefined
   try {
-    return await relaySandboxed(bound.argv, { workspace: directory, policy, env: process.env as Record<string, string> })
+    return await relaySandboxed(
+      {
+        plan: () => {
+          const argv = sandboxedArgv(command, directory, policy, { search })
+          const bound = inPidsCgroup(argv)
+          return {
+            argv: bound.argv,
+            release: async () => {
+              await bound.release()
+              releasePrivateTmps(argv)
+            },
+          }
+        },
+        // A path planned for went away before bubblewrap mounted it (a host socket to cover).
+        stale: (stderr) => policy.backend === "bwrap" && bwrapRaced(bwrapReason(stderr) ?? ""),
+      },
+      { workspace: directory, policy, env: process.env as Record<string, string> },
+    )
   } finally {
-    await bound.release()
-    releasePrivateTmps(argv)
     const changed = protect?.restore() ?? []
     if (changed.length > 0) quietStderr().write(`clanka executor: a script changed ${changed.join(", ")}, which stay read-only; put back as they were\n`)
     for (const line of protect?.finish() ?? []) quietStderr().write(`clanka executor: ${line}\n`)

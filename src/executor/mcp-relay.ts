@@ -7,7 +7,7 @@
  * are answered here, everything else passes through unchanged. So a server's environment and
  * memory (its token) are never in the executor's sandbox, also on a remote host.
  */
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as v from "valibot"
 import { CapabilitiesRequestSchema, type ExecuteOptions, ExecuteParamsSchema, type ImagePolicy, McpCallParamsSchema, type StdioMcpServer } from "../contract.ts"
 import { ExitCode } from "../errors.ts"
@@ -20,12 +20,35 @@ import { errorMessage } from "../util/error-message.ts"
 /** As the agent's client reads: executor output lines can be large (readFile of a big file). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024
 
-/** Runs `argv` (the sandboxed executor) on this process's stdio through the relay; resolves to its exit code. */
-export function relaySandboxed(argv: string[], place: BesidePlace): Promise<number> {
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["pipe", "pipe", "inherit"] })
-  child.stdin!.on("error", () => {}) // EPIPE once it is gone; its exit says the rest
+/** One start of the sandboxed executor: its command line and what to undo once it has ended. */
+export interface SandboxLaunch {
+  argv: string[]
+  release(): Promise<void>
+}
+
+/** How the relay starts the sandbox, and starts it again when its plan went stale. */
+export interface SandboxStarts {
+  /** Plans the sandbox now (host sockets to cover, its pids cgroup): called again for each new start. */
+  plan(): SandboxLaunch
+  /** What the sandbox printed before it ever answered says its plan went stale (bwrapRaced): plan again. */
+  stale(stderr: string): boolean
+}
+
+/** Starts of a sandbox whose plan went stale before it counts as failing (as connect.ts's). */
+const ATTEMPTS = 5
+
+/** Runs the sandboxed executor on this process's stdio through the relay; resolves to its exit code. */
+export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promise<number> {
   const toAgent = new LineWriter(process.stdout)
-  const toExecutor = new LineWriter(child.stdin!)
+  let child!: ChildProcess
+  let toExecutor!: LineWriter
+  /**
+   * Until the executor first answers, the agent's lines are kept (and its stderr held back): a
+   * start that failed in bubblewrap has read none of them, and a new start gets them all again.
+   */
+  let unanswered: string[] | undefined = []
+  let held = ""
+  let agentDone = false
   let starting: Promise<AgentSideMcp> | undefined
   let servers: AgentSideMcp | undefined
   /** Ids of this relay's own requests to the executor (agentCallResult): their answers stay here. */
@@ -122,44 +145,82 @@ export function relaySandboxed(argv: string[], place: BesidePlace): Promise<numb
         // In order: what follows a capabilities request waits until it is forwarded.
         const line = frame.line.includes('"capabilities"') ? await rewrite(frame.line) : frame.line
         if (line.includes('"images"')) noteExecute(line)
+        unanswered?.push(line)
         await toExecutor.sendLine(line + "\n")
       }
     } catch {
       // the agent is gone: as its end of input
     }
+    agentDone = true
     toExecutor.flush()
     child.stdin!.end()
   })()
   void fromAgent
 
-  const fromExecutor = (async () => {
-    try {
-      for await (const frame of readFrames(child.stdout!, MAX_LINE_BYTES)) {
-        if ("tooLong" in frame) continue // cannot be: the agent's reader takes no more either
-        if (answered(frame.line) || ownAnswer(frame.line)) continue
-        await toAgent.sendLine(frame.line + "\n")
-      }
-    } catch {
-      // the executor is gone: its exit says how
+  const answering = () => {
+    if (unanswered === undefined) return
+    unanswered = undefined
+    process.stderr.write(held)
+    held = ""
+  }
+
+  /** Starts the sandbox (again: with what the agent sent so far) and relays its output. */
+  const launch = (attempt: number, done: (code: number) => void) => {
+    const started = starts.plan()
+    child = spawn(started.argv[0]!, started.argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] })
+    child.stdin!.on("error", () => {}) // EPIPE once it is gone; its exit says the rest
+    toExecutor = new LineWriter(child.stdin!)
+    for (const line of unanswered ?? []) void toExecutor.sendLine(line + "\n")
+    if (agentDone) {
+      toExecutor.flush()
+      child.stdin!.end()
     }
-    toAgent.flush()
-  })()
+    child.stderr!.on("data", (chunk: Buffer) => {
+      if (unanswered === undefined) process.stderr.write(chunk)
+      else held = (held + chunk.toString()).slice(-64 * 1024)
+    })
+    const fromExecutor = (async () => {
+      try {
+        for await (const frame of readFrames(child.stdout!, MAX_LINE_BYTES)) {
+          answering()
+          if ("tooLong" in frame) continue // cannot be: the agent's reader takes no more either
+          if (answered(frame.line) || ownAnswer(frame.line)) continue
+          await toAgent.sendLine(frame.line + "\n")
+        }
+      } catch {
+        // the executor is gone: its exit says how
+      }
+    })()
+    let over = false
+    const ended = async (code: number) => {
+      if (over) return
+      over = true
+      await fromExecutor
+      await started.release()
+      if (unanswered !== undefined && attempt < ATTEMPTS && starts.stale(held)) {
+        held = ""
+        return launch(attempt + 1, done)
+      }
+      answering()
+      toAgent.flush()
+      done(code)
+    }
+    child.once("error", (error) => {
+      held += `clanka: cannot start the sandbox: ${error.message}\n`
+      void ended(ExitCode.executorLost)
+    })
+    child.once("exit", (code) => void ended(code ?? ExitCode.executorLost))
+  }
 
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
-  return new Promise((done) => {
-    const end = async (code: number) => {
-      await fromExecutor
+  return new Promise((resolve) => {
+    launch(1, async (code) => {
       process.stdin.destroy()
       await (servers ?? (await starting?.catch(() => undefined)))?.close()
       // Whatever is left (a server's stream) must not keep this process alive.
       setTimeout(() => process.exit(code), 1000).unref()
-      done(code)
-    }
-    child.once("error", (error) => {
-      process.stderr.write(`clanka: cannot start the sandbox: ${error.message}\n`)
-      void end(ExitCode.executorLost)
+      resolve(code)
     })
-    child.once("exit", (code) => void end(code ?? ExitCode.executorLost))
   })
 }
 

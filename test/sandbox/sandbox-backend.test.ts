@@ -118,15 +118,22 @@ describe.skipIf(!BWRAP.available || !LANDLOCK.available)("choosing the backend",
     await new Promise<void>((done) => listener.listen(socket, done))
     const wrapper = join(root, "bwrap-after-rm")
     const bwrap = Bun.which("bwrap")!
-    writeFileSync(wrapper, `#!/bin/sh\ncase "$1" in --help|--version) ;; *) rm -f '${socket}' ;; esac\nexec '${bwrap}' "$@"\n`)
+    // Only the start of the executor itself, not bubblewrap's probes.
+    writeFileSync(wrapper, `#!/bin/sh\ncase " $* " in *" executor "*) rm -f '${socket}' ;; esac\nexec '${bwrap}' "$@"\n`)
     chmodSync(wrapper, 0o755)
     try {
       const pidns = 'console.log(await bash({ command: "readlink /proc/self/ns/pid" }))'
-      const result = await clanka(["exec", "-C", workspace, "-e", pidns], { env: { CLANKA_BWRAP: wrapper, CLANKA_SANDBOX_BACKEND: undefined } })
-      expect(result.stderr).toBe("")
-      // bubblewrap's pid namespace, not this one (Landlock's).
-      expect(result.stdout).toMatch(/^pid:\[\d+\]\n\n$/)
-      expect(result.stdout).not.toBe(`${readlinkSync("/proc/self/ns/pid")}\n\n`)
+      const env = { CLANKA_BWRAP: wrapper, CLANKA_SANDBOX_BACKEND: undefined }
+      // The agent's own start, and a `clanka executor --sandbox` started by hand (its relay).
+      const executor = [BUN, MAIN, "executor", "-C", workspace, "--sandbox", "workspace-write"].join(" ")
+      for (const args of [["-C", workspace], ["--executor", executor]]) {
+        await new Promise<void>((done) => (existsSync(socket) ? done() : listener.close(() => listener.listen(socket, done))))
+        const result = await clanka(["exec", ...args, "-e", pidns], { env })
+        expect(result.stderr).toBe("")
+        // bubblewrap's pid namespace, not this one (Landlock's).
+        expect(result.stdout).toMatch(/^pid:\[\d+\]\n\n$/)
+        expect(result.stdout).not.toBe(`${readlinkSync("/proc/self/ns/pid")}\n\n`)
+      }
     } finally {
       listener.close()
       rmSync(socket, { force: true })
