@@ -4,7 +4,7 @@ import { gatherContext } from "./context.ts"
 import { defaultMaxScripts, ScriptSlots, SlotLease } from "./script-slots.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
-import { ProcessRegistry } from "../tools/processes.ts"
+import { ProcessRegistry, untilGone } from "../tools/processes.ts"
 import { builtinTools, ToolRegistry } from "../tools/registry.ts"
 import { TodoStore } from "../tools/todos.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
@@ -211,10 +211,11 @@ export class LocalExecutor implements Executor {
   async close(): Promise<void> {
     // The MCP servers are children of this process: closing their clients ends them.
     void this.mcpUpdate.then(() => this.mcp?.close())
-    for (const processes of this.started) processes.killAll()
+    const groups = [...this.started].flatMap((processes) => processes.killAll())
     this.started.clear()
     this.guard.killAll()
     this.sandbox.close()
+    await untilGone(groups)
   }
 
   private context(

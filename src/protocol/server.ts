@@ -367,12 +367,15 @@ export async function serveExecutor(
     log(`reading input failed: ${errorMessage(error)}`)
   }
 
-  // The agent is gone: stop everything this connection started.
+  // The agent is gone: stop everything this connection started, at once. A tool call cannot be
+  // cancelled, but closing the executor kills the processes it started, so it ends too; what is
+  // still running answers as it ends (an agent may still read after it closed its side).
   for (const running of executes.values()) running.abort(SHUTDOWN)
   for (const waiting of [...subagents.values(), ...agentCalls.values()]) waiting.reject(new CancelledError())
   subagents.clear()
   agentCalls.clear()
+  const closed = executor.close()
   await Promise.race([Promise.allSettled([...tasks]), new Promise((resolve) => setTimeout(resolve, 5000).unref())])
   writer.flush()
-  await executor.close()
+  await closed
 }

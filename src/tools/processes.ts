@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { ProcessGuard } from "./process-guard.ts"
 
@@ -53,8 +54,9 @@ export class ProcessRegistry {
     return this.groups.size === 0
   }
 
-  /** Kills every registered process group. */
-  killAll(signal: NodeJS.Signals = "SIGKILL"): void {
+  /** Kills every registered process group; returns the groups, for `untilGone`. */
+  killAll(signal: NodeJS.Signals = "SIGKILL"): number[] {
+    const groups = [...this.groups]
     for (const group of this.groups) {
       try {
         process.kill(-group, signal)
@@ -65,7 +67,43 @@ export class ProcessRegistry {
     for (const child of this.live) if (child.exitCode === null) killGroup(child, signal)
     this.groups.clear()
     this.live.clear()
+    return groups
   }
+}
+
+/**
+ * Resolves once no process of `groups` runs any more (a killed one that is a zombie or being
+ * released counts as gone), or after `waitMs`. A signal is delivered when the process is next
+ * scheduled: on a busy machine a killed process can look alive for a while, and an executor that
+ * says it has ended what it started must not exit before then.
+ */
+export async function untilGone(groups: number[], waitMs = 1000): Promise<void> {
+  if (groups.length === 0) return
+  const deadline = Date.now() + waitMs
+  const wanted = new Set(groups)
+  while (Date.now() < deadline && anyRunning(wanted)) await Bun.sleep(5)
+}
+
+function anyRunning(groups: Set<number>): boolean {
+  if (process.platform !== "linux") return [...groups].some(groupAlive)
+  let names: string[]
+  try {
+    names = readdirSync("/proc")
+  } catch {
+    return [...groups].some(groupAlive)
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      // "PID (COMM) STATE PPID PGRP …": COMM may hold spaces and parentheses, so read after the last ")".
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      if (groups.has(Number(pgrp)) && state !== "Z" && state !== "X") return true
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false
 }
 
 /**

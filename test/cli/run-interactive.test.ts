@@ -44,10 +44,42 @@ class Session {
     })
   }
 
-  /** The screen text so far, as lines would read: no escape sequences, no carriage returns. */
+  /**
+   * The screen text so far, as lines would read: no escape sequences, no carriage returns. The
+   * live region's erasing (cursor up to a line start, erase below) is applied, as a terminal does:
+   * whether the region was drawn at all depends on timing.
+   */
   get screen(): string {
+    const lines = [""]
+    let row = 0
+    let col = 0
     // biome-ignore lint: matching terminal escape sequences
-    return this.raw.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "")
+    for (const part of this.raw.split(/(\x1b\[[0-9;?]*[A-Za-z])/)) {
+      const escape = /^\x1b\[([0-9;?]*)([A-Za-z])$/.exec(part)
+      if (escape) {
+        if (escape[2] === "F") {
+          row = Math.max(0, row - Number(escape[1] || 1))
+          col = 0
+        } else if (escape[2] === "J" && (escape[1] || "0") === "0") {
+          lines.length = row + 1
+          lines[row] = lines[row]!.slice(0, col)
+        }
+        continue
+      }
+      for (const char of part) {
+        if (char === "\r") continue
+        if (char === "\n") {
+          row++
+          col = 0
+          if (lines.length === row) lines.push("")
+          continue
+        }
+        const line = lines[row]!
+        lines[row] = line.slice(0, col) + char + line.slice(col + 1)
+        col++
+      }
+    }
+    return lines.join("\n")
   }
 
   type(text: string): void {

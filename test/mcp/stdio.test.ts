@@ -4,7 +4,7 @@ import { dirname, join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { InvalidParamsError, ScriptError, ToolError, type ScriptImage } from "../../src/contract.ts"
 import { EVERYTHING, everythingStdio } from "../support/mcp-everything.ts"
-import { findProcess } from "../support/processes.ts"
+import { findProcess, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 // Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
@@ -58,9 +58,11 @@ describe("stdio MCP servers on the executor's side", () => {
   })
 
   test("servers start at once: two that never answer cost one time limit, not two", async () => {
+    // Durations of this test run's own: another run at once has its own `sleep`s.
+    const [first, second] = [ownSleep("31"), ownSleep("32")]
     const slow = new LocalExecutor({
       directory: dir,
-      mcp: { mcpServers: { one: { command: "sleep", args: ["31"], startupTimeoutSec: 1.5 }, two: { command: "sh", args: ["-c", "trap '' TERM; exec sleep 32"], startupTimeoutSec: 1.5 } } },
+      mcp: { mcpServers: { one: { command: "sleep", args: [first], startupTimeoutSec: 1.5 }, two: { command: "sh", args: ["-c", `trap '' TERM; exec sleep ${second}`], startupTimeoutSec: 1.5 } } },
     })
     try {
       const started = performance.now()
@@ -73,14 +75,14 @@ describe("stdio MCP servers on the executor's side", () => {
       // Without a server that started there is no mcp object, only the failures.
       expect(caps.toolsDts).not.toContain("declare const mcp")
       expect(caps.toolsDts).toContain('// MCP server "two" is unavailable (its tools are missing): did not start within 1.5 s')
-      expect(findProcess(["sleep", "32"])).toBeNumber()
+      expect(findProcess(["sleep", second])).toBeNumber()
     } finally {
       await slow.close()
     }
     // Closing the executor ends its servers, also one that ignores SIGTERM and its closed stdin.
-    for (let i = 0; i < 20 && (findProcess(["sleep", "31"]) ?? findProcess(["sleep", "32"])) !== undefined; i++) await Bun.sleep(50)
-    expect(findProcess(["sleep", "31"])).toBeUndefined()
-    expect(findProcess(["sleep", "32"])).toBeUndefined()
+    for (let i = 0; i < 20 && (findProcess(["sleep", first]) ?? findProcess(["sleep", second])) !== undefined; i++) await Bun.sleep(50)
+    expect(findProcess(["sleep", first])).toBeUndefined()
+    expect(findProcess(["sleep", second])).toBeUndefined()
   })
 
   test("calls with arguments: text content is a string, structuredContent an object, images a placeholder", async () => {

@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from "node:fs"
 
 /**
  * Whether a process is still running. A killed process may linger as a zombie until PID 1 reaps
- * it (this machine's init does so late), and that counts as gone.
+ * it (this machine's init does so late), or show as dead (`X`) while the kernel releases it (seen
+ * on a busy machine, right after its pid namespace was torn down): both count as gone.
  */
 export function isRunning(pid: number): boolean {
   try {
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return !/^State:\s+[ZX]/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
   } catch {
     return false
   }
