@@ -5,6 +5,7 @@ import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
 import { commands } from "./commands.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { streamsMade, useStreams } from "./streams.ts"
 
 /**
  * Each command's module, loaded only when the command runs: its help and its usage errors come
@@ -30,18 +31,18 @@ const modules: Record<string, () => Promise<CommandDef<any>>> = {
 }
 
 /**
- * Set once a command runs: from then on clanka's own lines go through process.stdout and
- * process.stderr as the command's do, since console.log can overtake a write still waiting
- * for a full pipe.
+ * Once the streams are made (streams.ts), clanka's own lines go through process.stdout and
+ * process.stderr as the command's do, since console.log can overtake a write still waiting for a
+ * full pipe.
  */
-let streamsInUse = false
-
-/** One line on stdout or stderr, in order with what the command printed. */
 function say(to: "stdout" | "stderr", line: string): void {
-  if (streamsInUse) process[to].write(line + "\n")
+  if (streamsMade()) process[to].write(line + "\n")
   else if (to === "stdout") console.log(line)
   else console.error(line)
 }
+
+/** Commands that make process.stdout and process.stderr themselves, when they need them (streams.ts). */
+const lateStreams = new Set(["executor", "run", "exec"])
 
 /** Commands whose positional words are all one argument: `clanka run fix the bug`. */
 const joinsWords = new Set(["run"])
@@ -83,14 +84,9 @@ export async function runCli(argv: string[]): Promise<number> {
         await printHelp(topic)
         return ExitCode.ok
       }
-      // A closed stdout or stderr (a pipe whose reader left) must not crash with a stack trace;
-      // commands that stream watch stdout themselves (interrupt.ts) and stop. The executor serves
-      // its protocol without Node's streams (bun-stdio.ts): making them costs its start milliseconds.
-      if (name !== "executor") {
-        process.stdout.on("error", () => {})
-        process.stderr.on("error", () => {})
-        streamsInUse = true
-      }
+      // The executor serves its protocol without Node's streams (bun-stdio.ts); run and exec make
+      // them once their executor's process has started.
+      if (!lateStreams.has(name!)) useStreams()
       const [command, { runCommand }] = await Promise.all([modules[name!]!(), import("citty")])
       const { result } = await runCommand(command, { rawArgs: forCitty })
       return typeof result === "number" ? result : ExitCode.ok

@@ -7,6 +7,7 @@ import { secondsFlag } from "./duration.ts"
 import { callsSearch, openExecutor, sshHosts } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
+import { useStreams } from "./streams.ts"
 
 export default defineCommand({
   ...spec,
@@ -17,10 +18,13 @@ export default defineCommand({
     if (hosts.length > 1 || args.json) {
       // The same script on every host at once; the local executor (or --executor) is one "host".
       const all = hosts.length > 0 ? hosts : [{ name: args.executor === undefined ? "local" : "executor", target: "" }]
+      useStreams()
       const { execOnHosts } = await import("./exec-hosts.ts")
       return execOnHosts(args, all, script, timeoutMs, args.json ?? false)
     }
-    const executor = await openExecutor(args, { searchLikely: callsSearch(script) })
+    // Node's streams are made while the executor starts, not before it.
+    const executor = await openExecutor(args, { searchLikely: callsSearch(script), onSpawn: useStreams })
+    useStreams()
     const interrupt = catchInterrupts()
     try {
       const output = executor.execute({

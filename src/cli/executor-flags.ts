@@ -132,6 +132,8 @@ export interface OpenOptions {
   /** MCP servers the user gave some other way (an editor's ACP session): trusted, beside the config's. */
   mcpServers?: Record<string, McpServerConfig>
   progress?: ConnectOptions["progress"]
+  /** Told as soon as the executor's process exists (a local child, an --executor command). */
+  onSpawn?(): void
 }
 
 /** One executor; flags beat the config files. */
@@ -196,6 +198,7 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
       // A warning names the project's files (a skill folder's name): one line, nothing a terminal obeys.
       onWarning: (line) => process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`),
       ...(sent ? { mcp: { mcpServers: sent } } : {}),
+      ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     })
   if (options.defer && local && !stdio && !http) {
     // Nothing to add to its capabilities: the agent can tell what it will announce (from the same
@@ -203,14 +206,30 @@ async function openOne(args: ExecutorFlags, ssh: string | undefined, options: Op
     // first model request.
     let onPolicy!: (policy: SandboxPolicy | undefined) => void
     const policy = new Promise<SandboxPolicy | undefined>((resolve) => (onPolicy = resolve))
-    const ready = connecting({ onPolicy })
-    ready.then(() => onPolicy(undefined), () => onPolicy(undefined))
+    let onSpawn!: () => void
+    const spawned = new Promise<void>((resolve) => (onSpawn = resolve))
+    const ready = connecting({
+      onPolicy,
+      onSpawn: () => {
+        onSpawn()
+        options.onSpawn?.()
+      },
+    })
+    const settled = () => {
+      onPolicy(undefined)
+      onSpawn()
+    }
+    ready.then(settled, settled)
     const search = args.search !== false
     const workspace = () => realpathSync(resolve(args.directory ?? "."))
-    return new StartingExecutor(ready, async () => {
-      const chosen = await policy
-      return chosen ? localPromptFacts(workspace(), search, chosen) : undefined
-    })
+    return new StartingExecutor(
+      ready,
+      async () => {
+        const chosen = await policy
+        return chosen ? localPromptFacts(workspace(), search, chosen) : undefined
+      },
+      spawned,
+    )
   }
   const [started, connected] = await Promise.allSettled([connecting(), agentSide])
   if (started.status === "rejected" || connected.status === "rejected") {

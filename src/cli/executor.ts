@@ -4,11 +4,7 @@ import { defineCommand } from "citty"
 import { executor as spec } from "./commands.ts"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"
-import { INSIDE_VARIABLE, resolveSandbox, sandboxedArgv, sandboxFlags } from "../executor/os-sandbox.ts"
-import { releasePrivateTmps } from "../executor/landlock-tmp.ts"
-import { inPidsCgroup } from "../executor/process-bound.ts"
-import { bwrapRaced, bwrapReason } from "../executor/sandbox-backend.ts"
-import { selfCommand } from "../executor/self.ts"
+import { INSIDE_VARIABLE } from "../executor/inside.ts"
 import { repeated } from "./argv.ts"
 import { maxScripts } from "./max-scripts.ts"
 import { checkWritableRoot, sandboxBackend, sandboxRequest, tmpSize } from "./sandbox-flags.ts"
@@ -25,6 +21,10 @@ export default defineCommand({
     }
     if (!isDirectory) throw new UsageError(`executor directory ${directory} does not exist; pass an existing directory with -C`)
     const request = sandboxRequest(args.sandbox, "off")
+    // Serving here (not starting a sandbox around itself): the environment's probes run while the
+    // modules load.
+    const serving = request === "off" || Boolean(process.env[INSIDE_VARIABLE])
+    if (serving) (await import("../executor/environment.ts")).startEnvironment(directory)
     const scripts = maxScripts(args["max-scripts"])
     const writable = repeated(args.writable)
     for (const dir of writable) checkWritableRoot(dir, "--writable")
@@ -36,6 +36,7 @@ export default defineCommand({
       if (backend !== "auto") policy = { ...policy, backend }
     } else if (request !== "off") {
       // Asked from outside (ssh, a shell): start the same executor inside the OS sandbox.
+      const { resolveSandbox } = await import("../executor/os-sandbox.ts")
       policy = (await resolveSandbox(request, args.network ?? false, writable, { ...hardening, backend })).policy
       if (policy.mode !== "off") {
         // Started by ssh or by hand, for whatever comes: the index directory is made ready.
@@ -84,6 +85,13 @@ let stderrQuiet = false
  * stdio MCP servers beside the sandbox (mcp-relay.ts), and exits as it does.
  */
 async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean, scripts: number | undefined): Promise<number> {
+  const [{ sandboxedArgv, sandboxFlags }, { releasePrivateTmps }, { inPidsCgroup }, { bwrapRaced, bwrapReason }, { selfCommand }] = await Promise.all([
+    import("../executor/os-sandbox.ts"),
+    import("../executor/landlock-tmp.ts"),
+    import("../executor/process-bound.ts"),
+    import("../executor/sandbox-backend.ts"),
+    import("../executor/self.ts"),
+  ])
   const flags = [...sandboxFlags(policy), ...(search ? [] : ["--no-search"]), ...(scripts === undefined ? [] : ["--max-scripts", String(scripts)])]
   const command = [...selfCommand(), "executor", "-C", directory, ...flags]
   // The relay uses Node's stdio: a pipe closed on it must not crash it (cli.ts leaves the

@@ -72,7 +72,7 @@ function cell(text: string): string {
 
 async function show(id: string, option: string | undefined, json: boolean): Promise<number> {
   // The formatters are loaded only to replay: a listing does without them.
-  const { chooseOutputFormat, createFormatter } = await import("../output/format.ts")
+  const [{ chooseOutputFormat }, { createFormatter }] = await Promise.all([import("../output/choose.ts"), import("../output/format.ts")])
   const output = chooseOutputFormat(option, json)
   const session = findSession(id)
   const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr, live: false })

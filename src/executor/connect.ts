@@ -9,6 +9,7 @@ import { type Capabilities, type CapabilitiesRequest, ExecutorLostError, type Ex
 import { UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
+import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
 import { type BackendRequest, bwrapRaced, bwrapReason, bwrapStarts } from "./sandbox-backend.ts"
@@ -54,6 +55,8 @@ export interface ConnectOptions {
   search?: boolean
   /** A search is likely: make the index directory a sandboxed local executor may write. */
   searchLikely?: boolean
+  /** Told as soon as the executor's process (or ssh) exists, before it has answered. */
+  onSpawn?(): void
   /** Told once per MCP server that failed, and what the executor found and left out. */
   onWarning?(line: string): void
   /**
@@ -97,7 +100,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
-    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor, capabilitiesRequest: options.mcp })
+    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor, capabilitiesRequest: options.mcp, ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) })
   }
   if (options.ssh !== undefined) {
     if (options.env?.length) throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")
@@ -138,7 +141,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     // Landlock cannot keep the protected paths read-only: they are put back after each script.
     // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
     const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? await import("./landlock-protect.ts") : undefined
-    const state = protect?.ProtectedState.take(workspace, policy.writable, { existing: policy.backend === "landlock" })
+    let state: ProtectedState | undefined
     const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
       RemoteExecutor.start({
         argv,
@@ -146,6 +149,11 @@ async function connect(options: ConnectOptions): Promise<Executor> {
         local: true,
         env: executorEnv(options.env),
         capabilitiesRequest: options.mcp,
+        onSpawn: () => {
+          // Taken while the executor starts: no script can run before it has answered.
+          state = protect?.ProtectedState.take(workspace, policy.writable, { existing: policy.backend === "landlock" })
+          options.onSpawn?.()
+        },
       }),
     )
     return protect && state ? protect.keepProtectedPaths(executor, state, options.onWarning) : executor

@@ -17,15 +17,30 @@ import { projectDirectories } from "../config/project-files.ts"
 /** How long `git status` may take before the start goes on without the number of changed files. */
 export const GIT_STATUS_TIMEOUT_MS = 1_500
 
+/** The probes startEnvironment began, for the first gatherEnvironment of that directory. */
+let started: { directory: string; git: Promise<Environment["git"] | undefined> } | undefined
+
+/**
+ * Starts the probes (a few processes) at once, so that an executor's first capabilities request
+ * finds them done: they run while its modules load.
+ */
+export function startEnvironment(directory: string): void {
+  void osDescription()
+  void shellVersion()
+  started = { directory, git: gitFacts(directory) }
+}
+
 export async function gatherEnvironment(directory: string, now = new Date()): Promise<Environment> {
-  const [osName, shell, git] = await Promise.all([osDescription(), shellVersion(), gitFacts(directory)])
+  const git = started?.directory === directory ? started.git : gitFacts(directory)
+  started = undefined
+  const [osName, shell, gitState] = await Promise.all([osDescription(), shellVersion(), git])
   return {
     os: platform(),
     ...(osName ? { osName } : {}),
     arch: arch(),
     ...(shell ? { shell } : {}),
     date: localDate(now),
-    ...(git ? { git } : {}),
+    ...(gitState ? { git: gitState } : {}),
   }
 }
 

@@ -20,9 +20,7 @@ import { underProcessLimit } from "./process-bound.ts"
 import { type BackendRequest, bwrapBinary, bwrapMissing, chooseBackend, forcedFailed, landlockMissing, noSandbox, type SandboxBackend } from "./sandbox-backend.ts"
 import { boundPaths, realPath } from "./sandbox-paths.ts"
 import { selfCommand } from "./self.ts"
-
-/** Set inside the sandbox, so that the executor there serves instead of sandboxing itself again. */
-export const INSIDE_VARIABLE = "CLANKA_SANDBOX_INSIDE"
+import { INSIDE_VARIABLE } from "./inside.ts"
 
 /** What the user asked for: a mode, or `auto` (workspace-write; refused where no OS sandbox can run). */
 export type SandboxRequest = SandboxMode | "auto"

@@ -45,6 +45,8 @@ export interface RemoteExecutorOptions {
   capabilitiesRequest?: CapabilitiesRequest
   /** Liveness pings while a call waits (default: from CLANKA_PING_MS, see `pingTiming`). */
   ping?: { intervalMs: number; timeoutMs: number }
+  /** Told as soon as the process exists, before it has answered. */
+  onSpawn?(): void
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -118,6 +120,7 @@ export class RemoteExecutor implements Executor {
     })
     const remote = new RemoteExecutor(options, child)
     try {
+      options.onSpawn?.()
       await remote.checkVersion()
     } catch (error) {
       await remote.close()

@@ -13,6 +13,11 @@ export class StartingExecutor implements Executor {
   constructor(
     readonly ready: Promise<Executor>,
     private readonly expected: () => Promise<PromptFacts | undefined>,
+    /** Settles once its process exists (or its start failed): work begun then overlaps its start. */
+    readonly spawned: Promise<void> = ready.then(
+      () => {},
+      () => {},
+    ),
   ) {
     ready.catch((error) => (this.failure = error))
   }

@@ -1,23 +1,9 @@
 import type { AgentEvent } from "../agent/events.ts"
-import { UsageError } from "../errors.ts"
+import type { OutputFormat } from "./choose.ts"
 import { ndjsonFormatter } from "./ndjson.ts"
 import { prettyFormatter } from "./pretty.ts"
 import { wantsColor, type Sink } from "./sink.ts"
 import { textFormatter } from "./text.ts"
-
-export const outputFormats = ["pretty", "ndjson", "text"] as const
-export type OutputFormat = (typeof outputFormats)[number]
-
-/** The format `--output` / `--json` ask for; without either, pretty on a terminal, else text. */
-export function chooseOutputFormat(output: string | undefined, json: boolean | undefined): OutputFormat {
-  if (json) {
-    if (output !== undefined && output !== "ndjson") throw new UsageError(`--json means --output ndjson, not "${output}"`)
-    return "ndjson"
-  }
-  if (output === undefined) return process.stdout.isTTY ? "pretty" : "text"
-  if (!(outputFormats as readonly string[]).includes(output)) throw new UsageError(`unknown output format "${output}": use one of ${outputFormats.join(", ")}`)
-  return output as OutputFormat
-}
 
 interface FormatterStreams {
   stdout: Sink & { isTTY?: boolean }

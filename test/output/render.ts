@@ -1,6 +1,7 @@
 // Shared by the output tests: what a formatter writes for a list of events to terminals (isTTY).
 import type { AgentEvent } from "../../src/agent/events.ts"
-import { createFormatter, type OutputFormat } from "../../src/output/format.ts"
+import { createFormatter } from "../../src/output/format.ts"
+import type { OutputFormat } from "../../src/output/choose.ts"
 
 /** Prints `events` in `format` to two terminal streams and returns what each received. */
 export function render(format: OutputFormat, events: AgentEvent[], env: Record<string, string> = { NO_COLOR: "1" }) {
