@@ -6,7 +6,7 @@
 // Usage: bun scripts/bench-agent.ts   (uses dist/clanka when present — `npm run build` — else source)
 //        CLANKA_BENCH_BIN=/path/to/clanka CLANKA_BENCH_RUNS=40 bun scripts/bench-agent.ts
 //        (another build, e.g. an older one for before/after figures; more runs on a busy machine)
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createAgent } from "../src/agent/agent.ts"
@@ -34,11 +34,22 @@ const wallMs: number[] = []
 const rssMiB: number[] = []
 const wallLandlockMs: number[] = []
 const wallOffMs: number[] = []
+const emptyMs: number[] = []
+// An empty compiled Bun program, run in turn with the others: the machine's own yardstick, so that
+// figures of machines or days that differ can be compared as multiples of it.
+const empty = join(stateHome, "empty")
+writeFileSync(`${empty}.ts`, 'console.log("x")\n')
+Bun.spawnSync([process.execPath, "build", "--compile", `${empty}.ts`, "--outfile", empty], { stdout: "ignore", stderr: "inherit" })
 // The sandbox on in bubblewrap (the default where it runs), in Landlock, and off, interleaved.
 const variants = [["--sandbox-backend", "bwrap"], ["--sandbox-backend", "landlock"], ["--sandbox", "off"]]
 for (let i = 0; i < 3 * (runs + 2); i++) {
   const variant = i % 3
   const off = variant === 2
+  if (variant === 0) {
+    const started = performance.now()
+    Bun.spawnSync([empty], { stdout: "ignore", stderr: "ignore" })
+    if (i >= 6) emptyMs.push(performance.now() - started)
+  }
   const started = performance.now()
   const child = Bun.spawn([...command, "run", ...variants[variant]!, "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", directory, "say done"], {
     env: { ...process.env, ...server.env, CLANKA_HOME: stateHome },
@@ -131,5 +142,7 @@ console.log(`command: ${command.map((part) => part.replace(root + "/", "")).join
 console.log(`trivial task end to end   wall median ${fmt(median(wallMs))} ms (p90 ${fmt(percentile(wallMs, 0.9))} ms), peak RSS median ${fmt(median(rssMiB))} MiB (max ${fmt(Math.max(...rssMiB))} MiB), ${runs} runs, sandbox on (bwrap)`)
 console.log(`  --sandbox-backend landlock wall median ${fmt(median(wallLandlockMs))} ms (costs ${fmt(median(wallLandlockMs) - median(wallOffMs))} ms over off)`)
 console.log(`  --sandbox off            wall median ${fmt(median(wallOffMs))} ms (p90 ${fmt(percentile(wallOffMs, 0.9))} ms; bwrap costs ${fmt(median(wallMs) - median(wallOffMs))} ms)`)
+const times = (ms: number[]) => (median(ms) / median(emptyMs)).toFixed(1)
+console.log(`  as multiples of an empty compiled Bun program (median ${fmt(median(emptyMs))} ms): bwrap ${times(wallMs)}×, Landlock ${times(wallLandlockMs)}×, off ${times(wallOffMs)}×`)
 console.log(`fixed first request       ${fixedChars} characters (system prompt ${system.length}, tool schema ${fixedChars - system.length})`)
 console.log(`loop overhead per turn    p50 ${fmt(median(perTurn))} ms, p90 ${fmt(percentile(perTurn, 0.9))} ms (${perTurn.length} turns); 50-turn session median ${fmt(median(sessions))} ms`)
