@@ -23,20 +23,24 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 const SECRET = "sk-ant-clanka-secret-4242"
 
+/** The agent's prompt: its own per test run, so that a run beside this one is not taken for it. */
+const PROMPT = `look around 77${process.pid}`
+
 /**
  * Every route a script has to the agent's environment and process; each prints what it found.
  * The agent is found by its prompt in its command line (the pattern split so that it does not
- * match the shell that looks).
+ * match the shell that looks). The words a success prints are split in the commands too: where
+ * there is no pid namespace (Landlock), `ps` lists the probes of a run beside this one.
  */
 const EXFILTRATE = String.raw`
-const agent = "for p in $(pgrep -f 'look aro''und 7731'); do "
+const agent = "for p in $(pgrep -f 'look aro''und ${PROMPT.slice("look around ".length)}'); do "
 const tries = {
   env: () => bash({ command: "env" }),
   procEnviron: () => bash({ command: "cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'" }),
   parentEnviron: () => bash({ command: "cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr '\\0' '\\n'" }),
   agentEnviron: () => bash({ command: agent + "echo agent found; cat /proc/$p/environ; done 2>&1 | tr '\\0' '\\n'; true" }),
   agentMemory: () => bash({ command: agent + "head -c 4096 /proc/$p/mem; cat /proc/$p/fd/0; done 2>&1; true" }),
-  signalAgent: () => bash({ command: agent + "kill -STOP $p && echo STOPPED; kill -TERM $p && echo SIGNALLED; done 2>&1; true" }),
+  signalAgent: () => bash({ command: agent + "kill -STOP $p && echo STOP''PED; kill -TERM $p && echo SIGNAL''LED; done 2>&1; true" }),
   ps: () => bash({ command: "ps e -ww -A 2>&1 || true" }),
   procCmdline: () => bash({ command: "cat /proc/*/cmdline 2>/dev/null | tr '\\0' ' '" }),
   realmGlobal: () => globalThis.constructor.constructor("return JSON.stringify(process.env)")(),
@@ -69,7 +73,7 @@ for (const backend of BACKENDS) {
       ])
       try {
         const keys = { ...server.env, ANTHROPIC_API_KEY: SECRET, OPENAI_API_KEY: SECRET, EXA_API_KEY: SECRET, GITHUB_TOKEN: SECRET }
-        const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", "look around 7731"], { env: { ...keys, ...env } })
+        const result = await clanka(["run", "--json", "-C", workspace, "-m", "anthropic/claude-sonnet-4-5", PROMPT], { env: { ...keys, ...env } })
         expect(result.code).toBe(0)
         const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
         expect(events[0]).toMatchObject({ _tag: "AgentStart", sandbox: { mode: "workspace-write", network: false, backend: backend.name } })
