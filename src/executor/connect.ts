@@ -12,7 +12,7 @@ import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type San
 import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
-import { type BackendRequest, bwrapRaced, bwrapReason, bwrapStarts } from "./sandbox-backend.ts"
+import { type BackendRequest, BWRAP_STALE_ATTEMPTS, bwrapRaced, bwrapReason, bwrapStarts } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -166,15 +166,12 @@ async function connect(options: ConnectOptions): Promise<Executor> {
       if (policy.backend !== "bwrap" || reason === undefined) throw error
       // A path planned for went away before bwrap mounted it (a host socket to cover): bwrap works,
       // it is planned again rather than replaced by another backend.
-      if (bwrapRaced(reason) && attempt < BWRAP_ATTEMPTS) continue
+      if (bwrapRaced(reason) && attempt < BWRAP_STALE_ATTEMPTS) continue
       // bubblewrap is there but cannot create its namespaces (AppArmor, a container's seccomp): Landlock.
       return start(await afterBwrapFailed(policy, request, backend, reason))
     }
   }
 }
-
-/** Starts of bubblewrap whose plan went stale (see bwrapRaced) before it counts as failing here. */
-const BWRAP_ATTEMPTS = 5
 
 /**
  * Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when

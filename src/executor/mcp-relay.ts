@@ -14,6 +14,7 @@ import { ExitCode } from "../errors.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import type { BesidePlace } from "../mcp/beside.ts"
 import { LineWriter, readFrames } from "../protocol/framing.ts"
+import { BWRAP_STALE_ATTEMPTS } from "./sandbox-backend.ts"
 import { ErrorCode, idKey, OutputNotificationParamsSchema } from "../protocol/messages.ts"
 import { errorMessage } from "../util/error-message.ts"
 
@@ -34,8 +35,6 @@ export interface SandboxStarts {
   stale(stderr: string): boolean
 }
 
-/** Starts of a sandbox whose plan went stale before it counts as failing (as connect.ts's). */
-const ATTEMPTS = 5
 
 /** Runs the sandboxed executor on this process's stdio through the relay; resolves to its exit code. */
 export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promise<number> {
@@ -197,7 +196,7 @@ export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promi
       over = true
       await fromExecutor
       await started.release()
-      if (unanswered !== undefined && attempt < ATTEMPTS && starts.stale(held)) {
+      if (unanswered !== undefined && attempt < BWRAP_STALE_ATTEMPTS && starts.stale(held)) {
         held = ""
         return launch(attempt + 1, done)
       }

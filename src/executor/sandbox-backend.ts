@@ -69,6 +69,9 @@ export function bwrapRaced(reason: string): boolean {
   return /^Can't (create file at|mkdir|find source path) /.test(reason)
 }
 
+/** Starts of bubblewrap whose plan went stale (bwrapRaced) before it counts as failing here. */
+export const BWRAP_STALE_ATTEMPTS = 5
+
 /** Why Landlock cannot be had here, or undefined when it can (loads the FFI only on Linux). */
 export async function landlockMissing(): Promise<string | undefined> {
   if (process.platform !== "linux") return "Landlock is Linux only"
