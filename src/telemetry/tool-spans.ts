@@ -6,6 +6,7 @@
  */
 import { hostname } from "node:os"
 import type { ExecutorSpan, TraceContext } from "../contract.ts"
+import { randomHex } from "../util/random-hex.ts"
 
 /** More tool calls than this in one script are not recorded (a loop of a million readFile calls). */
 export const MAX_SPANS_PER_SCRIPT = 1000
@@ -72,8 +73,7 @@ function nowMs(): number {
 }
 
 function newSpanId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8))
-  // An all-zero id is invalid; the chance is 2^-64, but the fix is one byte.
-  if (bytes.every((byte) => byte === 0)) bytes[0] = 1
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
+  const id = randomHex(8)
+  // An all-zero id is invalid; the chance is 2^-64, but the fix is one digit.
+  return id === "0000000000000000" ? "0000000000000001" : id
 }
