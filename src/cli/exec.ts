@@ -22,7 +22,7 @@ export default defineCommand({
       const { execOnHosts } = await import("./exec-hosts.ts")
       return execOnHosts(args, all, script, timeoutMs, args.json ?? false)
     }
-    // Node's streams are made while the executor starts, not before it.
+    // Node's streams are made while the executor starts, not before it (over ssh, once it answered).
     const executor = await openExecutor(args, { searchLikely: callsSearch(script), onSpawn: useStreams })
     useStreams()
     const interrupt = catchInterrupts()

@@ -13,6 +13,7 @@ import { sessionSource, type SessionFlags } from "./session-flags.ts"
 import { ndjsonInput } from "./ndjson-input.ts"
 import type { HookConfig } from "../agent/hooks.ts"
 import { useStreams } from "./streams.ts"
+import { StartingExecutor } from "../executor/starting.ts"
 
 export default defineCommand({
   ...spec,
@@ -98,7 +99,7 @@ async function runAgent(args: RunArgs, format: OutputFormat | undefined, files: 
   const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true, defer: true })
   // Made once the executor's process exists: from here on this process's work (the streams, the
   // agent's modules, the first model request) overlaps its start.
-  await (executor as { spawned?: Promise<void> }).spawned
+  if (executor instanceof StartingExecutor) await executor.spawned
   useStreams()
   const { driveAgent } = await import("./run-agent.ts")
   return driveAgent(args, format, {
