@@ -3,7 +3,6 @@
  * down to the project directory its `.mcp.json` and its `clanka.json`. They are read once, and the
  * trust fingerprint is taken over the very bytes that are then parsed (no change slips in between).
  */
-import { createHash } from "node:crypto"
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { UsageError } from "../errors.ts"
@@ -77,7 +76,8 @@ export function readIfPresent(path: string): Buffer | undefined {
  * any of them changes it. Lengths are hashed before each part, so no two lists hash alike.
  */
 export function fingerprint(files: readonly ProjectFile[]): string {
-  const hash = createHash("sha256")
+  // Bun's hasher: node:crypto costs every start that reads the config ~10 ms to load.
+  const hash = new Bun.CryptoHasher("sha256")
   for (const file of files) {
     const path = Buffer.from(file.path)
     hash.update(`${path.length}:`).update(path)

@@ -3,7 +3,6 @@
  * the `clanka-TARGET` built beside it for another platform (`bun scripts/build.ts --all`), and the
  * name it is cached under there, `VERSION-SHA`.
  */
-import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
@@ -67,7 +66,7 @@ async function digest(path: string, info: { ino: number; size: number; mtimeMs: 
     const [savedKey, sha] = saved.split("\n")
     if (savedKey === key && sha && /^[0-9a-f]{64}$/.test(sha)) return sha
   }
-  const hash = createHash("sha256")
+  const hash = new Bun.CryptoHasher("sha256")
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
   const sha = hash.digest("hex")
   if (remember) {

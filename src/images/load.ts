@@ -3,7 +3,6 @@
  * model's API takes, before any request: the format by magic bytes, the size in bytes, the size
  * in pixels. A failed check throws ImageError with one line for the user or the model.
  */
-import { createHash } from "node:crypto"
 import { constants } from "node:fs"
 import { open } from "node:fs/promises"
 import { FORMAT_NAMES, imageFacts, type ImageMediaType } from "./sniff.ts"
@@ -96,5 +95,5 @@ export function checkImage(bytes: Uint8Array, shown: string, limits: ImageLimits
 }
 
 export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex")
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex")
 }
