@@ -3,7 +3,6 @@
  * mount, mknod and unshare fail in the sandbox) and, where this bwrap can (0.8 and later), any new
  * user namespace inside it (in one, a script would hold every capability over its own mounts).
  */
-import { spawnSync } from "node:child_process"
 import { readFileSync, statSync } from "node:fs"
 
 /** The private /tmp's size when --tmp-size is not given: it is RAM. */
@@ -32,7 +31,11 @@ function usageText(bwrap: string): string {
   } catch {
     // not a file here: ask it
   }
-  return spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000 }).stdout ?? ""
+  try {
+    return Bun.spawnSync([bwrap, "--help"], { stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: 5000 }).stdout.toString()
+  } catch {
+    return ""
+  }
 }
 
 /**

@@ -7,7 +7,6 @@
  * when the sandbox started has that `.git` renamed aside (`.git.clanka-quarantined`): git then
  * sees an unpopulated submodule and runs nothing of it, and the user is told how to take it back.
  */
-import { spawnSync } from "node:child_process"
 import { closeSync, lstatSync, renameSync } from "node:fs"
 import { join } from "node:path"
 import { at, openBelow } from "./pinned-fs.ts"
@@ -17,15 +16,25 @@ const QUARANTINE = ".git.clanka-quarantined"
 /** The gitlinks of the repository `root` is in (paths below `root`) whose directory holds a `.git`; undefined without git or a repository. */
 export function populatedGitlinks(root: string): Set<string> | undefined {
   // The config git reads here is the protected one; no fsmonitor, hooks or filters run for ls-files.
-  const listed = spawnSync("git", ["-C", root, "-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"], { encoding: "utf8", timeout: 10_000, maxBuffer: 1 << 30 })
-  if (listed.status !== 0 || typeof listed.stdout !== "string") return undefined
+  const listed = gitOutput(["-C", root, "-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"])
+  if (listed === undefined) return undefined
   const links = new Set<string>()
-  for (const entry of listed.stdout.split("\0")) {
+  for (const entry of listed.split("\0")) {
     if (!entry.startsWith("160000 ")) continue
     const path = entry.slice(entry.indexOf("\t") + 1)
     if (lstatSync(join(root, path, ".git"), { throwIfNoEntry: false })) links.add(path)
   }
   return links
+}
+
+/** git's stdout, or undefined when git is missing, fails or takes over 10 s. Bun's spawn: node:child_process costs the start milliseconds to load. */
+function gitOutput(args: string[]): string | undefined {
+  try {
+    const run = Bun.spawnSync(["git", ...args], { stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: 10_000, maxBuffer: 1 << 30 })
+    return run.exitCode === 0 ? run.stdout.toString() : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Quarantines the `.git` of each populated gitlink not in `before`; the lines saying so. */

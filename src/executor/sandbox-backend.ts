@@ -3,7 +3,7 @@
  * else Landlock with seccomp, else none (and then the default mode refuses to run, see
  * os-sandbox.ts); on macOS sandbox-exec. `--sandbox-backend` (CLANKA_SANDBOX_BACKEND) forces one.
  */
-import { spawnSync } from "node:child_process"
+import { errorMessage } from "../util/error-message.ts"
 import { existsSync } from "node:fs"
 import type { SandboxBackend } from "../contract.ts"
 import { UsageError } from "../errors.ts"
@@ -36,10 +36,19 @@ export function bwrapMissing(probe = true): string | undefined {
   if (Bun.which(bwrapBinary()) === null) return `${name} is not installed`
   if (!probe) return undefined
   if (bwrapProbe === undefined) {
-    const run = spawnSync(bwrapBinary(), PROBE_ARGS, { encoding: "utf8", timeout: 5000 })
-    bwrapProbe = run.status === 0 ? null : bwrapReason(run.stderr ?? "") ?? "it exited with an error"
+    bwrapProbe = probeBwrap()
   }
   return bwrapProbe === null ? undefined : `${name} cannot run here (${bwrapProbe})`
+}
+
+/** null when a run of bwrap made the sandbox's namespaces, else why it could not. */
+function probeBwrap(): string | null {
+  try {
+    const run = Bun.spawnSync([bwrapBinary(), ...PROBE_ARGS], { stdin: "ignore", stdout: "ignore", stderr: "pipe", timeout: 5000 })
+    return run.exitCode === 0 ? null : (bwrapReason(run.stderr.toString()) ?? "it exited with an error")
+  } catch (error) {
+    return errorMessage(error)
+  }
 }
 
 /**
