@@ -407,7 +407,9 @@ export class RemoteExecutor implements Executor {
     // stdout ended: the process is exiting; give it a moment to report how.
     if (!(await this.exitWithin(500))) this.child.kill("SIGKILL")
     const exit = await this.exited
-    // Let the last stderr chunk arrive.
+    // A moment's turn of the event loop first: a Ctrl-C that reached this process and ssh at once
+    // is handled before the loss it caused is reported. Then the last stderr chunk may still arrive.
+    await new Promise((resolve) => setTimeout(resolve, 10))
     for (let turn = 0; turn < 20 && !this.stderrEnded; turn++) await new Promise((resolve) => setTimeout(resolve, 5))
     const said = lastWords(this.stderrLines)
     const detail = said ? `: ${said.replace(/[.;]+$/, "")}` : ""
