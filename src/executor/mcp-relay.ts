@@ -35,7 +35,6 @@ export interface SandboxStarts {
   stale(stderr: string): boolean
 }
 
-
 /** Runs the sandboxed executor on this process's stdio through the relay; resolves to its exit code. */
 export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promise<number> {
   const toAgent = new LineWriter(process.stdout)

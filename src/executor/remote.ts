@@ -79,7 +79,8 @@ export class RemoteExecutor implements Executor {
   private readonly client: ProtocolClient
   private readonly stderrLines: string[] = []
   private readonly exited: Promise<{ code: number | null; signal: string | null }>
-  private stderrEnded = false
+  /** Settles once the child's stderr has ended and its last lines are kept. */
+  private readonly stderrRead: Promise<void>
   private handshake: Capabilities | undefined
   /** The capabilities the executor announced when it started (its sandbox, its directory). */
   announced: Capabilities | undefined
@@ -98,7 +99,7 @@ export class RemoteExecutor implements Executor {
     this.exited = child.exited.then(() => ({ code: child.signalCode ? null : child.exitCode, signal: child.signalCode ? String(child.signalCode) : null }))
     // A write to a pipe whose reader is gone fails quietly; the reader reports the loss.
     this.input = fileSink(child.stdin)
-    void this.readStderr(child.stderr)
+    this.stderrRead = this.readStderr(child.stderr)
     this.client = new ProtocolClient(child.stdout, this.input, (reason) => this.lostError(reason))
   }
 
@@ -122,7 +123,6 @@ export class RemoteExecutor implements Executor {
     }
     partial += decoder.decode()
     if (partial.trim() !== "") this.stderrLines.push(partial.trim().slice(0, 500))
-    this.stderrEnded = true
   }
 
   /** Spawns the command and checks that it speaks our protocol version. */
@@ -130,7 +130,7 @@ export class RemoteExecutor implements Executor {
     // Bun's spawn: node:child_process takes ~5 ms of JavaScript before the process even starts.
     let child: Subprocess<"pipe", "pipe", "pipe">
     try {
-      child = Bun.spawn(options.argv, { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: (options.env ?? process.env) as Record<string, string> })
+      child = Bun.spawn(options.argv, { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: options.env ?? process.env })
     } catch (error) {
       const program = options.argv[0]
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT"
@@ -379,12 +379,8 @@ export class RemoteExecutor implements Executor {
     return new ExecutorLostError(`${this.who} was shut down while it was working; check it and run again`)
   }
 
-  private async exitWithin(ms: number): Promise<boolean> {
-    let timer: Timer | undefined
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-    const result = await Promise.race([this.exited.then(() => true), timeout])
-    clearTimeout(timer)
-    return result
+  private exitWithin(ms: number): Promise<boolean> {
+    return settlesWithin(this.exited, ms)
   }
 
   private async failWith(reason: { notProtocol?: string }): Promise<Error> {
@@ -409,8 +405,8 @@ export class RemoteExecutor implements Executor {
     const exit = await this.exited
     // A moment's turn of the event loop first: a Ctrl-C that reached this process and ssh at once
     // is handled before the loss it caused is reported. Then the last stderr chunk may still arrive.
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    for (let turn = 0; turn < 20 && !this.stderrEnded; turn++) await new Promise((resolve) => setTimeout(resolve, 5))
+    await Bun.sleep(10)
+    await settlesWithin(this.stderrRead, 100)
     const said = lastWords(this.stderrLines)
     const detail = said ? `: ${said.replace(/[.;]+$/, "")}` : ""
     const how = exit.code !== null ? `exit code ${exit.code}` : `signal ${exit.signal}`
@@ -438,6 +434,15 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
+}
+
+/** Whether `promise` settles within `ms`; the timer does not outlive the wait. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: Timer | undefined
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
+  const result = await Promise.race([promise.then(() => true), timeout])
+  clearTimeout(timer)
+  return result
 }
 
 /** What crosses the wire of an execute's image receiver: its limits, or the refusal. */

@@ -1,8 +1,8 @@
 /**
- * `clanka executor`'s stdio as Bun's own file streams rather than Node's process.stdin and
- * process.stdout: making those loads Node's whole stream machinery, a few milliseconds of every
- * executor's start (the agent waits for it). Backpressure and a closed pipe behave as LineWriter
- * expects of a Node stream.
+ * The protocol's pipes as Bun's own file streams rather than Node's streams: `clanka executor`'s
+ * stdin and stdout, and the agent's pipe to the executor's stdin (remote.ts). Making Node streams
+ * loads Node's whole stream machinery, a few milliseconds of every start (the agent waits for
+ * it). Backpressure and a closed pipe behave as LineWriter expects of a Node stream.
  */
 import type { FileSink } from "bun"
 import type { Sink } from "./framing.ts"
