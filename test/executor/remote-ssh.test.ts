@@ -104,6 +104,11 @@ test.skipIf(!available)("ssh that cannot connect: exit 3 and ssh's own line", as
   )
 })
 
+test.skipIf(!available)("no ssh on this machine: exit 3 and one line saying so", async () => {
+  const result = await clanka(["exec", "--ssh", `${host.alias}:/tmp`, "-e", "console.log(1)"], { PATH: "/nonexistent" })
+  expect(result).toEqual({ code: 3, stdout: "", stderr: "clanka: cannot run ssh: not found; install it or check PATH\n" })
+})
+
 test.skipIf(!available)("clanka missing on the host: exit 3, install it or pass --remote-bin", async () => {
   const result = await clanka(["tool", "--ssh", `${host.alias}:/tmp`, "--remote-bin", "/opt/nowhere/clanka", "ls", "."])
   expect(result).toEqual({
