@@ -14,8 +14,13 @@ import { processAlive } from "../util/process-alive.ts"
 
 export const MAX_PROCESSES = 1024
 
-/** `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. */
-export function underProcessLimit(argv: string[], max = MAX_PROCESSES): string[] {
+/**
+ * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. Not for
+ * root: the kernel never applies the limit to uid 0 (inside bwrap's user namespace too), so the
+ * shell would be a process started for nothing; the pids cgroup binds root.
+ */
+export function underProcessLimit(argv: string[], max = MAX_PROCESSES, uid = process.getuid?.()): string[] {
+  if (uid === 0) return argv
   return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
 }
 
