@@ -12,7 +12,7 @@ import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type San
 import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
-import { type BackendRequest, BWRAP_STALE_ATTEMPTS, bwrapRaced, bwrapReason, bwrapStarts } from "./sandbox-backend.ts"
+import { type BackendRequest, BWRAP_STALE_ATTEMPTS, bwrapRaced, bwrapReason, bwrapStarts, forgetBwrapStarts } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
@@ -168,6 +168,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
       // it is planned again rather than replaced by another backend.
       if (bwrapRaced(reason) && attempt < BWRAP_STALE_ATTEMPTS) continue
       // bubblewrap is there but cannot create its namespaces (AppArmor, a container's seccomp): Landlock.
+      await forgetBwrapStarts()
       return start(await afterBwrapFailed(policy, request, backend, reason))
     }
   }

@@ -30,16 +30,17 @@ export function startEnvironment(directory: string): void {
   started = { directory, git: gitFacts(directory) }
 }
 
-export async function gatherEnvironment(directory: string, now = new Date()): Promise<Environment> {
+/** `shell`: where the shell's version comes from, when not from a run of bash now (the agent's remembered one). */
+export async function gatherEnvironment(directory: string, options: { now?: Date; shell?: () => Promise<string | undefined> } = {}): Promise<Environment> {
   const git = started?.directory === directory ? started.git : gitFacts(directory)
   started = undefined
-  const [osName, shell, gitState] = await Promise.all([osDescription(), shellVersion(), git])
+  const [osName, shell, gitState] = await Promise.all([osDescription(), (options.shell ?? shellVersion)(), git])
   return {
     os: platform(),
     ...(osName ? { osName } : {}),
     arch: arch(),
     ...(shell ? { shell } : {}),
-    date: localDate(now),
+    date: localDate(options.now ?? new Date()),
     ...(gitState ? { git: gitState } : {}),
   }
 }
@@ -59,7 +60,7 @@ function osDescription(): Promise<string | undefined> {
 
 let shellCache: Promise<string | undefined> | undefined
 /** The shell bash() runs, with its version ("bash 5.2.15"): macOS's bash 3.2 lacks much. */
-function shellVersion(): Promise<string | undefined> {
+export function shellVersion(): Promise<string | undefined> {
   return (shellCache ??= run("bash", ["-c", 'echo "$BASH_VERSION"'], process.cwd(), 1_000).then((out) => {
     const version = out?.trim().replace(/\(.*$/, "")
     return out === undefined ? undefined : version ? `bash ${version}` : "bash"

@@ -54,15 +54,34 @@ function probeBwrap(): string | null {
 /**
  * Whether bubblewrap creates the namespaces the sandbox needs here (a run of about 5 ms), without
  * blocking: told before a guess that depends on it (the agent's early first request), so that a
- * bwrap that will fail (AppArmor) does not make a request that must be made again.
+ * bwrap that will fail (AppArmor) does not make a request that must be made again. A start is
+ * remembered for this bwrap, user and boot (probe-cache.ts) until a real start fails.
  */
 export async function bwrapStarts(): Promise<boolean> {
+  const cache = await import("./probe-cache.ts")
+  const key = bwrapKey(cache)
+  if (key !== undefined && cache.remembered("bwrap", key) === "starts") return true
+  let starts = false
   try {
     const run = Bun.spawn([bwrapBinary(), ...PROBE_ARGS], { stdio: ["ignore", "ignore", "ignore"] })
-    return (await run.exited) === 0
+    starts = (await run.exited) === 0
   } catch {
-    return false
+    // not installed, not executable
   }
+  if (starts && key !== undefined) cache.remember("bwrap", key, "starts")
+  return starts
+}
+
+/** A real start of bubblewrap failed: the next early request waits for a probe again. */
+export async function forgetBwrapStarts(): Promise<void> {
+  const cache = await import("./probe-cache.ts")
+  cache.remember("bwrap", "", undefined)
+}
+
+function bwrapKey(cache: typeof import("./probe-cache.ts")): string | undefined {
+  const program = cache.programKey(bwrapBinary())
+  const boot = cache.bootId()
+  return program === undefined || boot === undefined ? undefined : `${program}:${boot}:${process.getuid?.()}`
 }
 
 /** bubblewrap's own complaint (`bwrap: …`) in what a failed start printed, without its last full stop. */
