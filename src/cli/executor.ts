@@ -24,7 +24,12 @@ export default defineCommand({
     // Serving here (not starting a sandbox around itself): the environment's probes run while the
     // modules load.
     const serving = request === "off" || Boolean(process.env[INSIDE_VARIABLE])
-    if (serving) (await import("../executor/environment.ts")).startEnvironment(directory)
+    if (serving) {
+      const { SHELL_VERSION_VARIABLE, startEnvironment } = await import("../executor/environment.ts")
+      startEnvironment(directory, process.env[SHELL_VERSION_VARIABLE])
+      // The agent's word is for this process, not for what the scripts run.
+      delete process.env[SHELL_VERSION_VARIABLE]
+    }
     const scripts = maxScripts(args["max-scripts"])
     const writable = repeated(args.writable)
     for (const dir of writable) checkWritableRoot(dir, "--writable")

@@ -136,7 +136,10 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)
   }
-  const { RemoteExecutor } = await import("./remote.ts")
+  const [{ RemoteExecutor }, { rememberedShell }, { SHELL_VERSION_VARIABLE }] = await Promise.all([import("./remote.ts"), import("./probe-cache.ts"), import("./environment.ts")])
+  // The shell's version this process remembered for the same bash: the executor need not run it.
+  const version = rememberedShell()
+  const shell = version === undefined ? {} : { [SHELL_VERSION_VARIABLE]: version }
   const start = async (policy: SandboxPolicy) => {
     // Landlock cannot keep the protected paths read-only: they are put back after each script.
     // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
@@ -147,7 +150,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
         argv,
         label: "the local executor",
         local: true,
-        env: executorEnv(options.env),
+        env: { ...executorEnv(options.env), ...shell },
         capabilitiesRequest: options.mcp,
         onSpawn: () => {
           // Taken while the executor starts: no script can run before it has answered.

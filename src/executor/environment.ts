@@ -20,11 +20,21 @@ export const GIT_STATUS_TIMEOUT_MS = 1_500
 /** The probes startEnvironment began, for the first gatherEnvironment of that directory. */
 let started: { directory: string; git: Promise<Environment["git"] | undefined> } | undefined
 
+/** A shell's version as shellVersion words it; nothing else is taken into a prompt from elsewhere. */
+export const SHELL_VERSION = /^bash( [0-9][0-9A-Za-z.-]*)?$/
+
+/**
+ * Set by the agent for its local executor: the version of this same bash it remembered
+ * (probe-cache.ts), so that the executor's start needs no run of bash.
+ */
+export const SHELL_VERSION_VARIABLE = "CLANKA_SHELL_VERSION"
+
 /**
  * Starts the probes (a few processes) at once, so that an executor's first capabilities request
- * finds them done: they run while its modules load.
+ * finds them done: they run while its modules load. `shell`: the version the agent handed over.
  */
-export function startEnvironment(directory: string): void {
+export function startEnvironment(directory: string, shell?: string): void {
+  if (shell !== undefined && SHELL_VERSION.test(shell)) shellCache ??= Promise.resolve(shell)
   void osDescription()
   void shellVersion()
   started = { directory, git: gitFacts(directory) }

@@ -8,6 +8,7 @@
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stateDirectory } from "../session/store.ts"
+import { SHELL_VERSION } from "./environment.ts"
 
 type Probes = Record<string, { key: string; value: string }>
 
@@ -69,4 +70,17 @@ export function bootId(): string | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The shell's version remembered for the bash on PATH now, if any. */
+export function rememberedShell(): string | undefined {
+  const key = programKey("bash")
+  const known = key === undefined ? undefined : remembered("bash", key)
+  return known !== undefined && SHELL_VERSION.test(known) ? known : undefined
+}
+
+/** Remembers what a run of bash said its version is (only a version, for the bash on PATH now). */
+export function rememberShell(version: string | undefined): void {
+  const key = programKey("bash")
+  if (key !== undefined && version !== undefined && SHELL_VERSION.test(version)) remember("bash", key, version)
 }

@@ -8,7 +8,7 @@ import type { PromptFacts, SandboxPolicy } from "../contract.ts"
 export async function localPromptFacts(directory: string, search: boolean, policy: SandboxPolicy): Promise<PromptFacts> {
   const [{ builtinToolsFor, ToolRegistry }, { gatherContext }] = await Promise.all([import("../tools/registry.ts"), import("./context.ts")])
   const tools = new ToolRegistry(builtinToolsFor({ search }))
-  const context = await gatherContext(directory, { shell: rememberedShell })
+  const context = await gatherContext(directory, { shell: rememberedShellVersion })
   return {
     toolsDts: tools.dts,
     agentsMd: context.agentsMd,
@@ -20,19 +20,15 @@ export async function localPromptFacts(directory: string, search: boolean, polic
   }
 }
 
-/** A shell version as the probe words it: anything else in the file is not taken into the prompt. */
-const SHELL_VERSION = /^bash( [0-9][0-9A-Za-z.-]*)?$/
-
 /**
  * The shell's version as a run of bash found it, remembered for this bash (probe-cache.ts): the
- * executor runs bash for it anyway, the agent need not run one too at every start.
+ * agent need not run a bash of its own at every start.
  */
-async function rememberedShell(): Promise<string | undefined> {
-  const [{ programKey, remembered, remember }, { shellVersion }] = await Promise.all([import("./probe-cache.ts"), import("./environment.ts")])
-  const key = programKey("bash")
-  const known = key === undefined ? undefined : remembered("bash", key)
-  if (known !== undefined && SHELL_VERSION.test(known)) return known
+async function rememberedShellVersion(): Promise<string | undefined> {
+  const [{ rememberedShell, rememberShell }, { shellVersion }] = await Promise.all([import("./probe-cache.ts"), import("./environment.ts")])
+  const known = rememberedShell()
+  if (known !== undefined) return known
   const version = await shellVersion()
-  if (key !== undefined && version !== undefined && SHELL_VERSION.test(version)) remember("bash", key, version)
+  rememberShell(version)
   return version
 }
