@@ -34,12 +34,22 @@ export function remembered(name: string, key: string): string | undefined {
   return entry?.key === key && typeof entry.value === "string" ? entry.value : undefined
 }
 
-/** Remembers `value` for `name` under `key` (undefined: forgets it); a state directory it cannot write costs only the next run a probe. */
-export function remember(name: string, key: string, value: string | undefined): void {
+/** Remembers `value` for `name` under `key`; a state directory it cannot write costs only the next run a probe. */
+export function remember(name: string, key: string, value: string): void {
   const all = readAll()
-  if (value === undefined ? !(name in all) : all[name]?.key === key && all[name]?.value === value) return
-  if (value === undefined) delete all[name]
-  else all[name] = { key, value }
+  if (all[name]?.key === key && all[name]?.value === value) return
+  write({ ...all, [name]: { key, value } })
+}
+
+/** Forgets what was remembered for `name`. */
+export function forget(name: string): void {
+  const all = readAll()
+  if (!(name in all)) return
+  delete all[name]
+  write(all)
+}
+
+function write(all: Probes): void {
   const directory = stateDirectory()
   const temporary = join(directory, `.${FILE}.${process.pid}.tmp`)
   try {

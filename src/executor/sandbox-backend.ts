@@ -74,8 +74,8 @@ export async function bwrapStarts(): Promise<boolean> {
 
 /** A real start of bubblewrap failed: the next early request waits for a probe again. */
 export async function forgetBwrapStarts(): Promise<void> {
-  const cache = await import("./probe-cache.ts")
-  cache.remember("bwrap", "", undefined)
+  const { forget } = await import("./probe-cache.ts")
+  forget("bwrap")
 }
 
 function bwrapKey(cache: typeof import("./probe-cache.ts")): string | undefined {
