@@ -16,12 +16,19 @@ export const MAX_PROCESSES = 1024
 
 /**
  * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. Not for
- * root: the kernel never applies the limit to uid 0 (inside bwrap's user namespace too), so the
- * shell would be a process started for nothing; the pids cgroup binds root.
+ * root: the kernel never applies the limit to uid 0 of the initial user namespace (inside bwrap's
+ * user namespace too), so the shell would be a process started for nothing; the pids cgroup binds
+ * root. Root of a container's own user namespace is bound by it, and gets the shell.
  */
-export function underProcessLimit(argv: string[], max = MAX_PROCESSES, uid = process.getuid?.()): string[] {
-  if (uid === 0) return argv
+export function underProcessLimit(argv: string[], max = MAX_PROCESSES, exempt = initialRoot()): string[] {
+  if (exempt) return argv
   return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
+}
+
+/** uid 0 of the initial user namespace (its uid map maps every uid to itself). */
+function initialRoot(): boolean {
+  if (process.getuid?.() !== 0) return false
+  return /^\s*0\s+0\s+4294967295\s*$/.test(read("/proc/self/uid_map"))
 }
 
 export interface ProcessBound {
