@@ -11,7 +11,7 @@ import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./
 import type { LandlockPlan } from "./landlock-plan.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
 import { installSeccomp } from "./landlock-seccomp.ts"
-import { MAX_PROCESSES } from "./process-bound.ts"
+import { initialRoot, MAX_PROCESSES } from "./process-bound.ts"
 
 const PR_SET_PDEATHSIG = 1
 const PR_CAPBSET_DROP = 24
@@ -88,13 +88,14 @@ function dropCapabilities(): string | undefined {
 }
 
 /**
- * RLIMIT_NPROC for a user other than root (the kernel exempts root; its pids cgroup bounds it):
- * it counts every task of that user on the machine, since there is no user namespace of the
- * sandbox's own, so the bound is what the user runs now plus MAX_PROCESSES.
+ * RLIMIT_NPROC for a user other than root (the kernel exempts root of the initial user namespace;
+ * its pids cgroup bounds it; root of a container's own user namespace is bound): it counts every
+ * task of that user on the machine, since there is no user namespace of the sandbox's own, so the
+ * bound is what the user runs now plus MAX_PROCESSES.
  */
 function processLimit(): number | undefined {
   const uid = process.getuid?.()
-  if (uid === undefined || uid === 0) return undefined
+  if (uid === undefined || initialRoot()) return undefined
   let tasks = 0
   for (const name of readdirSafe("/proc")) {
     if (!/^\d+$/.test(name)) continue

@@ -25,8 +25,8 @@ export function underProcessLimit(argv: string[], max = MAX_PROCESSES, exempt = 
   return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
 }
 
-/** uid 0 of the initial user namespace (its uid map maps every uid to itself). */
-function initialRoot(): boolean {
+/** uid 0 of the initial user namespace (its uid map maps every uid to itself): exempt from RLIMIT_NPROC. */
+export function initialRoot(): boolean {
   if (process.getuid?.() !== 0) return false
   return /^\s*0\s+0\s+4294967295\s*$/.test(read("/proc/self/uid_map"))
 }

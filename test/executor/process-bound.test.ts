@@ -2,8 +2,11 @@
 // root of the initial user namespace, which the kernel exempts (the pids cgroup binds root there).
 // Root of a user namespace of its own (a rootless container) is bound by the limit: it keeps it.
 import { expect, test } from "bun:test"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BUN, ROOT } from "../support/cli.ts"
+import { BUN, MAIN, ROOT } from "../support/cli.ts"
+import { LANDLOCK } from "../support/sandbox-backends.ts"
+import { temporaryDirectory } from "../support/temp.ts"
 
 const probe = `import { underProcessLimit } from ${JSON.stringify(join(ROOT, "src/executor/process-bound.ts"))}
 console.log(JSON.stringify(underProcessLimit(["clanka", "executor"])))`
@@ -28,4 +31,22 @@ test.skipIf(!unshare)("root of a user namespace of its own: the limit's shell fi
 
 test.skipIf(!root || !Bun.which("setpriv"))("another user: the limit's shell first", () => {
   expect(argvAs(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--"])).toEqual(wrapped)
+})
+
+// The Landlock backend has no user namespace of the sandbox's own: it sets the limit itself.
+const plans = temporaryDirectory("clanka-nproc-")
+const landlockLimit = (prefix: string[]): number => {
+  const plan = join(plans, `plan-${prefix.length}.json`)
+  writeFileSync(plan, JSON.stringify({ rules: [["/", "read"], ["/dev/null", "device"]], network: false, tmp: "/tmp", cwd: "/", env: {} }))
+  const run = Bun.spawnSync([...prefix, BUN, MAIN, "__landlock-exec", plan, "--", "/bin/sh", "-c", "ulimit -u 2>/dev/null || ulimit -p"], { stderr: "pipe" })
+  if (run.exitCode !== 0) throw new Error(run.stderr.toString())
+  return Number(run.stdout.toString().trim())
+}
+const outside = Number(Bun.spawnSync(["/bin/sh", "-c", "ulimit -u 2>/dev/null || ulimit -p"]).stdout.toString().trim())
+
+test.skipIf(!unshare || !LANDLOCK.available)("Landlock: root of a user namespace of its own gets the limit; root of the initial one keeps its own", () => {
+  const bound = landlockLimit(["unshare", "--user", "--map-root-user"])
+  expect(bound).toBeGreaterThan(1024)
+  expect(bound).toBeLessThan(outside)
+  expect(landlockLimit([])).toBe(outside)
 })
