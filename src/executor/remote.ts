@@ -27,6 +27,7 @@ import {
   type ImagePolicy,
 } from "../contract.ts"
 import { seconds } from "../util/duration.ts"
+import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
 
 export interface RemoteExecutorOptions {
@@ -434,15 +435,6 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
-}
-
-/** Whether `promise` settles within `ms`; the timer does not outlive the wait. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: Timer | undefined
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-  const result = await Promise.race([promise.then(() => true), timeout])
-  clearTimeout(timer)
-  return result
 }
 
 /** What crosses the wire of an execute's image receiver: its limits, or the refusal. */

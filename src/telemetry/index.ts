@@ -1,11 +1,13 @@
 /**
  * OpenTelemetry for `clanka run`: off, and not even loaded, unless the environment names an OTLP
  * endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT; OTEL_SDK_DISABLED=true
- * wins). This module imports nothing at run time: the SDK comes in by dynamic import when wanted.
+ * wins). This module imports nothing of OpenTelemetry at run time: the SDK comes in by dynamic
+ * import when wanted.
  */
 import type { Agent, AgentOptions } from "../agent/agent.ts"
 import type { RunTarget } from "./instrument.ts"
 import type { Otel } from "./otel.ts"
+import { settlesWithin } from "../util/settles-within.ts"
 
 export type { RunTarget }
 
@@ -55,15 +57,7 @@ export async function flushTelemetry(timeoutMs = FLUSH_TIMEOUT_MS): Promise<bool
   const otel = await started
   started = undefined
   if (!otel) return true
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const finished = await Promise.race([
-    otel.shutdown().then(
-      () => true,
-      () => true,
-    ),
-    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-  ])
-  clearTimeout(timer)
+  const finished = await settlesWithin(otel.shutdown(), timeoutMs)
   if (!finished) {
     const endpoint = process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
     warn(`OpenTelemetry export to ${endpoint === undefined ? endpoint : shownEndpoint(endpoint)} did not finish within ${timeoutMs / 1000} s; the spans and metrics not yet sent are dropped`)

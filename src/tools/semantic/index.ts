@@ -9,6 +9,7 @@ import { registerIndex, toolGeneration, unregisterIndex, type LiveIndex } from "
 import { searchIndexDir } from "./location.ts"
 import { IndexStore, type FileStat, type NewChunk } from "./store.ts"
 import { indexWords, pathWords } from "./terms.ts"
+import { settlesWithin } from "../../util/settles-within.ts"
 
 /**
  * How long a finished scan is trusted when no tool that could change files ran since: searches in
@@ -82,15 +83,11 @@ export class SearchIndex implements LiveIndex {
         this.job = undefined
         this.progress = undefined
       })
-    const job = this.job
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), waitMs)))
-    const outcome = await Promise.race([job.then(() => "done" as const), timeout])
-    clearTimeout(timer)
+    const done = await settlesWithin(this.job, waitMs)
     const failure = this.failure
     this.failure = undefined
     if (failure !== undefined) throw failure
-    if (outcome === "done") return undefined
+    if (done) return undefined
     return this.progress ?? { done: 0, total: 0 }
   }
 
