@@ -25,10 +25,11 @@ export default defineCommand({
     // modules load.
     const serving = request === "off" || Boolean(process.env[INSIDE_VARIABLE])
     if (serving) {
-      const { SHELL_VERSION_VARIABLE, startEnvironment } = await import("../executor/environment.ts")
-      startEnvironment(directory, process.env[SHELL_VERSION_VARIABLE])
+      const [{ knownShellVersion, startEnvironment }, { SHELL_VERSION_VARIABLE }] = await Promise.all([import("../executor/environment.ts"), import("../executor/shell-version.ts")])
+      knownShellVersion(process.env[SHELL_VERSION_VARIABLE])
       // The agent's word is for this process, not for what the scripts run.
       delete process.env[SHELL_VERSION_VARIABLE]
+      startEnvironment(directory)
     }
     const scripts = maxScripts(args["max-scripts"])
     const writable = repeated(args.writable)

@@ -14,6 +14,7 @@ import { releasePrivateTmps } from "./landlock-tmp.ts"
 import { inPidsCgroup } from "./process-bound.ts"
 import { type BackendRequest, BWRAP_STALE_ATTEMPTS, bwrapRaced, bwrapReason, bwrapStarts, forgetBwrapStarts } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
+import { SHELL_VERSION_VARIABLE } from "./shell-version.ts"
 import { parseSshTarget } from "./ssh-target.ts"
 
 export interface ConnectOptions {
@@ -136,7 +137,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)
   }
-  const [{ RemoteExecutor }, { rememberedShell }, { SHELL_VERSION_VARIABLE }] = await Promise.all([import("./remote.ts"), import("./probe-cache.ts"), import("./environment.ts")])
+  const [{ RemoteExecutor }, { rememberedShell }] = await Promise.all([import("./remote.ts"), import("./probe-cache.ts")])
   // The shell's version this process remembered for the same bash: the executor need not run it.
   const version = rememberedShell()
   const shell = version === undefined ? {} : { [SHELL_VERSION_VARIABLE]: version }

@@ -18,11 +18,11 @@ export interface ExecutorContext {
   warnings: string[]
 }
 
-export async function gatherContext(directory: string, options: Parameters<typeof gatherEnvironment>[1] = {}): Promise<ExecutorContext> {
+export async function gatherContext(directory: string): Promise<ExecutorContext> {
   const [chain, skills, environment] = await Promise.all([
     readInstructionsChain(directory),
     projectSkillRoots(directory).then(findSkills),
-    gatherEnvironment(directory, options),
+    gatherEnvironment(directory),
   ])
   return {
     instructionsFiles: chain.files,

@@ -13,6 +13,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path"
 import type { Environment } from "../contract.ts"
 import { localDate } from "./local-date.ts"
 import { projectDirectories } from "../config/project-files.ts"
+import { SHELL_VERSION } from "./shell-version.ts"
 
 /** How long `git status` may take before the start goes on without the number of changed files. */
 export const GIT_STATUS_TIMEOUT_MS = 1_500
@@ -20,37 +21,26 @@ export const GIT_STATUS_TIMEOUT_MS = 1_500
 /** The probes startEnvironment began, for the first gatherEnvironment of that directory. */
 let started: { directory: string; git: Promise<Environment["git"] | undefined> } | undefined
 
-/** A shell's version as shellVersion words it; nothing else is taken into a prompt from elsewhere. */
-export const SHELL_VERSION = /^bash( [0-9][0-9A-Za-z.-]*)?$/
-
-/**
- * Set by the agent for its local executor: the version of this same bash it remembered
- * (probe-cache.ts), so that the executor's start needs no run of bash.
- */
-export const SHELL_VERSION_VARIABLE = "CLANKA_SHELL_VERSION"
-
 /**
  * Starts the probes (a few processes) at once, so that an executor's first capabilities request
- * finds them done: they run while its modules load. `shell`: the version the agent handed over.
+ * finds them done: they run while its modules load.
  */
-export function startEnvironment(directory: string, shell?: string): void {
-  if (shell !== undefined && SHELL_VERSION.test(shell)) shellCache ??= Promise.resolve(shell)
+export function startEnvironment(directory: string): void {
   void osDescription()
   void shellVersion()
   started = { directory, git: gitFacts(directory) }
 }
 
-/** `shell`: where the shell's version comes from, when not from a run of bash now (the agent's remembered one). */
-export async function gatherEnvironment(directory: string, options: { now?: Date; shell?: () => Promise<string | undefined> } = {}): Promise<Environment> {
+export async function gatherEnvironment(directory: string, now = new Date()): Promise<Environment> {
   const git = started?.directory === directory ? started.git : gitFacts(directory)
   started = undefined
-  const [osName, shell, gitState] = await Promise.all([osDescription(), (options.shell ?? shellVersion)(), git])
+  const [osName, shell, gitState] = await Promise.all([osDescription(), shellVersion(), git])
   return {
     os: platform(),
     ...(osName ? { osName } : {}),
     arch: arch(),
     ...(shell ? { shell } : {}),
-    date: localDate(options.now ?? new Date()),
+    date: localDate(now),
     ...(gitState ? { git: gitState } : {}),
   }
 }
@@ -69,8 +59,16 @@ function osDescription(): Promise<string | undefined> {
 }
 
 let shellCache: Promise<string | undefined> | undefined
+/**
+ * The shell's version as known without running bash (the agent's remembered one, or what it
+ * handed its executor): taken when it is a version, and then no bash is run for it.
+ */
+export function knownShellVersion(version: string | undefined): void {
+  if (version !== undefined && SHELL_VERSION.test(version)) shellCache ??= Promise.resolve(version)
+}
+
 /** The shell bash() runs, with its version ("bash 5.2.15"): macOS's bash 3.2 lacks much. */
-export function shellVersion(): Promise<string | undefined> {
+function shellVersion(): Promise<string | undefined> {
   return (shellCache ??= run("bash", ["-c", 'echo "$BASH_VERSION"'], process.cwd(), 1_000).then((out) => {
     const version = out?.trim().replace(/\(.*$/, "")
     return out === undefined ? undefined : version ? `bash ${version}` : "bash"
