@@ -30,6 +30,12 @@ export function projectDirectories(directory: string): string[] {
   }
 }
 
+/** The repository `directory` is in: its root (the nearest directory holding `.git`), undefined outside one. */
+export function repositoryRoot(directory: string): string | undefined {
+  const top = projectDirectories(directory)[0]!
+  return existsSync(join(top, ".git")) ? top : undefined
+}
+
 /** Every candidate file of the chain, lowest precedence first, with its content if it exists. */
 export function readProjectFiles(directory: string): ProjectFile[] {
   const files: ProjectFile[] = []

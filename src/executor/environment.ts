@@ -6,13 +6,12 @@
  * Everything here is cheap and bounded: git gets one `git status` with a time limit (a huge
  * repository must not stall the start), and a fact that cannot be had is left out.
  */
-import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { arch, platform, release } from "node:os"
 import { dirname, isAbsolute, join, resolve } from "node:path"
 import type { Environment } from "../contract.ts"
 import { localDate } from "./local-date.ts"
-import { projectDirectories } from "../config/project-files.ts"
+import { repositoryRoot } from "../config/project-files.ts"
 import { SHELL_VERSION } from "./shell-version.ts"
 
 /** How long `git status` may take before the start goes on without the number of changed files. */
@@ -76,9 +75,9 @@ function shellVersion(): Promise<string | undefined> {
 }
 
 async function gitFacts(directory: string): Promise<Environment["git"] | undefined> {
-  const root = projectDirectories(directory)[0]!
+  const root = repositoryRoot(directory)
+  if (root === undefined) return undefined
   const dotGit = join(root, ".git")
-  if (!existsSync(dotGit)) return undefined
   // --no-optional-locks: never write the index (a read-only sandbox, a concurrent git).
   const status = await run("git", ["--no-optional-locks", "status", "--porcelain=v1", "-b"], directory, GIT_STATUS_TIMEOUT_MS)
   if (status !== undefined) {

@@ -7,9 +7,9 @@
  * when the sandbox started has that `.git` renamed aside (`.git.clanka-quarantined`): git then
  * sees an unpopulated submodule and runs nothing of it, and the user is told how to take it back.
  */
-import { closeSync, existsSync, lstatSync, renameSync } from "node:fs"
+import { closeSync, lstatSync, renameSync } from "node:fs"
 import { join } from "node:path"
-import { projectDirectories } from "../config/project-files.ts"
+import { repositoryRoot } from "../config/project-files.ts"
 import { at, openBelow } from "./pinned-fs.ts"
 
 const QUARANTINE = ".git.clanka-quarantined"
@@ -17,7 +17,7 @@ const QUARANTINE = ".git.clanka-quarantined"
 /** The gitlinks of the repository `root` is in (paths below `root`) whose directory holds a `.git`; undefined without git or a repository. */
 export function populatedGitlinks(root: string): Set<string> | undefined {
   // Outside a repository git has nothing to list: no process is started for it.
-  if (!process.env.GIT_DIR && !existsSync(join(projectDirectories(root)[0]!, ".git"))) return undefined
+  if (!process.env.GIT_DIR && repositoryRoot(root) === undefined) return undefined
   // The config git reads here is the protected one; no fsmonitor, hooks or filters run for ls-files.
   const listed = gitOutput(["-C", root, "-c", "core.fsmonitor=false", "ls-files", "--stage", "-z"])
   if (listed === undefined) return undefined
