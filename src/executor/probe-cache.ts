@@ -16,8 +16,16 @@ const FILE = "probes.json"
 /** Larger than this it is not ours: never read (nor a FIFO or a directory someone put there). */
 const MAX_BYTES = 64 * 1024
 
+/** The file as this process read or wrote it last: a run asks it several questions at its start. */
+let known: { path: string; probes: Probes } | undefined
+
 function readAll(): Probes {
   const path = join(stateDirectory(), FILE)
+  if (known?.path !== path) known = { path, probes: readFile(path) }
+  return known.probes
+}
+
+function readFile(path: string): Probes {
   try {
     const info = lstatSync(path)
     if (!info.isFile() || info.size > MAX_BYTES) return {}
@@ -43,19 +51,19 @@ export function remember(name: string, key: string, value: string): void {
 
 /** Forgets what was remembered for `name`. */
 export function forget(name: string): void {
-  const all = readAll()
-  if (!(name in all)) return
-  delete all[name]
-  write(all)
+  const { [name]: gone, ...rest } = readAll()
+  if (gone !== undefined) write(rest)
 }
 
 function write(all: Probes): void {
   const directory = stateDirectory()
+  const path = join(directory, FILE)
+  known = { path, probes: all }
   const temporary = join(directory, `.${FILE}.${process.pid}.tmp`)
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 })
     writeFileSync(temporary, JSON.stringify(all) + "\n", { mode: 0o600 })
-    renameSync(temporary, join(directory, FILE))
+    renameSync(temporary, path)
   } catch {
     // not remembered
   }
