@@ -11,7 +11,7 @@ import { executorEnv } from "./executor-env.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
-import { inPidsCgroup } from "./process-bound.ts"
+import { heldInPidsCgroup, inPidsCgroup, type ProcessBound } from "./process-bound.ts"
 import { type BackendRequest, BWRAP_STALE_ATTEMPTS, bwrapRaced, bwrapReason, bwrapStarts, forgetBwrapStarts } from "./sandbox-backend.ts"
 import { selfCommand } from "./self.ts"
 import { SHELL_VERSION_VARIABLE } from "./shell-version.ts"
@@ -146,9 +146,10 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
     const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? await import("./landlock-protect.ts") : undefined
     let state: ProtectedState | undefined
-    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (argv) =>
+    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (bound) =>
       RemoteExecutor.start({
-        argv,
+        argv: bound.argv,
+        ...(bound.admit ? { admit: bound.admit } : {}),
         label: "the local executor",
         local: true,
         env: { ...executorEnv(options.env), ...shell },
@@ -182,16 +183,16 @@ async function connect(options: ConnectOptions): Promise<Executor> {
  * Starts a sandboxed executor in a pids cgroup of its own (where one can be made), removed when
  * it closes, with its private temporary directory (Landlock).
  */
-async function withProcessBound(policy: SandboxPolicy, argv: string[], start: (argv: string[]) => Promise<Executor>): Promise<Executor> {
-  if (policy.mode === "off" || process.platform !== "linux") return start(argv)
-  const bound = inPidsCgroup(argv)
+async function withProcessBound(policy: SandboxPolicy, argv: string[], start: (bound: Pick<ProcessBound, "argv" | "admit">) => Promise<Executor>): Promise<Executor> {
+  if (policy.mode === "off" || process.platform !== "linux") return start({ argv })
+  const bound = policy.backend === "bwrap" ? heldInPidsCgroup(argv) : inPidsCgroup(argv)
   const release = async () => {
     await bound.release()
     releasePrivateTmps(argv)
   }
   let executor: Executor
   try {
-    executor = await start(bound.argv)
+    executor = await start(bound)
   } catch (error) {
     await release()
     throw error

@@ -5,11 +5,15 @@
  *   own, where the kernel counts only the sandbox's processes of that user. It binds every user
  *   but root.
  * - A pids cgroup made for the sandbox where the caller may create one (root; a user with a
- *   delegated cgroup v2 subtree): bwrap enters it before it forks, so it binds root too. Removed,
- *   with whatever is left in it, when the executor ends.
+ *   delegated cgroup v2 subtree): the sandbox is in it before it runs anything, so it binds root
+ *   too. Removed, with whatever is left in it, when the executor ends.
  */
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
+import type { Subprocess } from "bun"
+import { accessSync, closeSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { ExecutorLostError } from "../errors.ts"
+import { errorMessage } from "../util/error-message.ts"
+import { settlesWithin } from "../util/settles-within.ts"
 import { processAlive } from "../util/process-alive.ts"
 
 export const MAX_PROCESSES = 1024
@@ -38,6 +42,12 @@ export interface ProcessBound {
   cgroup?: string
   /** Kills what is left in the cgroup and removes it; call when the sandbox has ended. */
   release(): Promise<void>
+  /**
+   * Set when `argv` is to be spawned with two more pipes (its fds 3 and 4): moves the sandbox into
+   * the cgroup once bwrap has made it, then lets it run. Rejects, with the sandbox killed before it
+   * ran anything, when the move fails.
+   */
+  admit?(child: Subprocess): Promise<void>
 }
 
 /** Wraps a bwrap argv so that bwrap runs in a fresh pids cgroup, where one can be made. */
@@ -49,13 +59,80 @@ export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound 
   return {
     argv: ["/bin/sh", "-c", script, group.dir, ...argv],
     cgroup: group.dir,
-    release: async () => {
-      // The sandbox's last processes are still being reaped for a moment after it exits: look
-      // again soon, then less often (about 2 s in all).
-      for (let i = 0; i < 110 && !removeCgroup(group); i++) await Bun.sleep(Math.min(20, 2 ** (i >> 1)))
-      live.delete(group)
+    release: () => releaseCgroup(group),
+  }
+}
+
+/**
+ * Like `inPidsCgroup` for bwrap, with the cgroup entered beside bwrap's start instead of before
+ * it: moving a process waits on the kernel (a grace period, ~10 ms on a busy machine). bwrap
+ * reports its sandbox's first process on fd 3 and holds it, before it runs anything, until a byte
+ * arrives on fd 4 (`--info-fd`, `--block-fd`); `admit` starts a shell that moves that process into
+ * the cgroup and then lets it go on. bwrap's own process stays outside; it runs nothing of the
+ * sandbox's. A shell, not this process, so that the move never waits for this one's event loop.
+ */
+export function heldInPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
+  const group = makeCgroup(max)
+  if (!group) return { argv, release: async () => {} }
+  live.add(group)
+  return {
+    argv: [argv[0]!, "--info-fd", "3", "--block-fd", "4", ...argv.slice(1)],
+    cgroup: group.dir,
+    release: () => releaseCgroup(group),
+    admit: async (child) => {
+      const [info, hold] = (child.stdio as unknown as number[]).slice(3) as [number, number]
+      let helper: Subprocess<number, "ignore", "pipe">
+      try {
+        helper = Bun.spawn(["/bin/sh", "-c", ADMIT, group.dir], { stdio: [info, "ignore", "pipe", hold] })
+      } catch (error) {
+        child.kill("SIGKILL")
+        await child.exited
+        closeSync(hold)
+        throw new ExecutorLostError(`cannot enter the pids cgroup ${group.dir}: ${errorMessage(error)}`)
+      } finally {
+        closeSync(info)
+      }
+      const [code, stderr] = await Promise.all([helper.exited, new Response(helper.stderr).text()])
+      // Until bwrap is gone, this end of the hold stays open: its end would let a held sandbox run.
+      if (code !== 0) {
+        // 3: the sandbox was never made or is gone already: bwrap is failing, and is given a
+        // moment to say why on its stderr. Otherwise the held sandbox goes with bwrap.
+        if (code !== 3 || !(await settlesWithin(child.exited, BWRAP_FAILING_MS))) child.kill("SIGKILL")
+        await child.exited
+      }
+      closeSync(hold)
+      // The shell's own prefix (`sh: 6: `) is left out.
+      const reason = stderr.trim().split("\n").pop()?.replace(/^.*?: \d+: /, "") || `exit ${code}`
+      if (code !== 0 && code !== 3) throw new ExecutorLostError(`cannot enter the pids cgroup ${group.dir}: ${reason}`)
     },
   }
+}
+
+/** How long a bwrap whose sandbox is gone is given to exit by itself, with its reason. */
+const BWRAP_FAILING_MS = 2_000
+
+/**
+ * Reads bwrap's report to its end (`"child-pid": N,` among others: bwrap dies of SIGPIPE if the
+ * reader leaves early), moves N into the cgroup ($0), then releases it. A move that fails kills
+ * N (exit 1); exit 3 when there is no N, or it is gone (bwrap failed after making it).
+ */
+const ADMIT = `trap '' PIPE
+pid=
+while IFS=' ,' read -r key value rest; do
+  case $key in '"child-pid":') pid=$value;; esac
+done
+case $pid in ''|*[!0-9]*) exit 3;; esac
+if ! echo "$pid" > "$0/cgroup.procs"; then
+  kill -9 "$pid" 2>/dev/null || exit 3
+  exit 1
+fi
+printf x >&3 || exit 3`
+
+async function releaseCgroup(group: Cgroup): Promise<void> {
+  // The sandbox's last processes are still being reaped for a moment after it exits: look
+  // again soon, then less often (about 2 s in all).
+  for (let i = 0; i < 110 && !removeCgroup(group); i++) await Bun.sleep(Math.min(20, 2 ** (i >> 1)))
+  live.delete(group)
 }
 
 interface Cgroup {

@@ -49,6 +49,8 @@ export interface RemoteExecutorOptions {
   ping?: { intervalMs: number; timeoutMs: number }
   /** Told as soon as the process exists, before it has answered. */
   onSpawn?(): void
+  /** Spawns argv with two more pipes (fds 3 and 4) and lets this finish before the handshake counts (process-bound.ts). */
+  admit?(child: Subprocess): Promise<void>
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -131,18 +133,22 @@ export class RemoteExecutor implements Executor {
     // Bun's spawn: node:child_process takes ~5 ms of JavaScript before the process even starts.
     let child: Subprocess<"pipe", "pipe", "pipe">
     try {
-      child = Bun.spawn(options.argv, { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: options.env ?? process.env })
+      const stdio: ["pipe", "pipe", "pipe", ..."pipe"[]] = options.admit ? ["pipe", "pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"]
+      child = Bun.spawn(options.argv, { stdio, env: options.env ?? process.env })
     } catch (error) {
       const program = options.argv[0]
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT"
       throw new ExecutorLostError(missing ? `cannot run ${program}: not found; install it or check PATH` : `cannot run ${program}: ${errorMessage(error)}`)
     }
+    // First, so that its helper starts beside bwrap.
+    const admitted = options.admit?.(child)
     const remote = new RemoteExecutor(options, child)
     try {
       options.onSpawn?.()
-      await remote.checkVersion()
+      await Promise.all([admitted, remote.checkVersion()])
     } catch (error) {
       await remote.close()
+      await admitted?.catch(() => {})
       throw error
     }
     return remote

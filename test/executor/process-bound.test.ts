@@ -1,11 +1,12 @@
 // The RLIMIT_NPROC shell inside the sandbox: started for every user the limit binds, and not for
 // root of the initial user namespace, which the kernel exempts (the pids cgroup binds root there).
 // Root of a user namespace of its own (a rootless container) is bound by the limit: it keeps it.
-import { expect, test } from "bun:test"
-import { writeFileSync } from "node:fs"
+import { describe, expect, test } from "bun:test"
+import { existsSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { heldInPidsCgroup } from "../../src/executor/process-bound.ts"
 import { BUN, MAIN, ROOT } from "../support/cli.ts"
-import { LANDLOCK } from "../support/sandbox-backends.ts"
+import { BWRAP, LANDLOCK } from "../support/sandbox-backends.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const probe = `import { underProcessLimit } from ${JSON.stringify(join(ROOT, "src/executor/process-bound.ts"))}
@@ -49,4 +50,79 @@ test.skipIf(!unshare || !LANDLOCK.available)("Landlock: root of a user namespace
   expect(bound).toBeGreaterThan(1024)
   expect(bound).toBeLessThan(outside)
   expect(landlockLimit([])).toBe(outside)
+})
+
+// bwrap held until its sandbox is in the pids cgroup: the move happens beside bwrap's start.
+describe.skipIf(!root || !BWRAP.available)("the pids cgroup entered while bwrap holds its sandbox", () => {
+  const dir = temporaryDirectory("clanka-held-")
+  const sandbox = (command: string) => ["bwrap", "--ro-bind", "/", "/", "--bind", dir, dir, "--unshare-user", "--unshare-pid", "--die-with-parent", "--", "/bin/sh", "-c", command]
+  const spawnHeld = (argv: string[]) => Bun.spawn(argv, { stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] })
+
+  test("the sandbox runs inside the cgroup; bwrap, outside it, reads its whole report and exits 0", async () => {
+    const bound = heldInPidsCgroup(sandbox("cat /proc/self/cgroup; sleep 0.2; echo ran"))
+    expect(bound.cgroup).toMatch(new RegExp(`/clanka-${process.pid}-\\d+$`))
+    expect(bound.argv.slice(0, 5)).toEqual(["bwrap", "--info-fd", "3", "--block-fd", "4"])
+    const child = spawnHeld(bound.argv)
+    await bound.admit!(child)
+    // While it runs, the cgroup holds the sandbox's processes and not bwrap's own.
+    await Bun.sleep(100)
+    const inside = readFileSync(join(bound.cgroup!, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number)
+    expect(inside.length).toBeGreaterThan(0)
+    expect(inside).not.toContain(child.pid)
+    const out = await new Response(child.stdout).text()
+    expect(await child.exited).toBe(0)
+    const pids = out.split("\n").find((line) => /^\d+:pids:|^0::/.test(line) && line.includes("clanka-"))
+    expect(pids?.endsWith(bound.cgroup!.slice(bound.cgroup!.indexOf("/clanka-")))).toBe(true)
+    expect(out.endsWith("ran\n")).toBe(true)
+    await bound.release()
+    expect(existsSync(bound.cgroup!)).toBe(false)
+  })
+
+  test("the report is read to its end, however bwrap's writes of it are spaced (its last write must not meet a closed pipe)", async () => {
+    // bwrap's part played by a script, for the timing: the report's first lines (as bwrap writes them), a pause, the rest.
+    const slow = join(dir, "slow-bwrap")
+    writeFileSync(
+      slow,
+      `#!/bin/bash
+sleep 5 >/dev/null 3>&- 4>&- & held=$!
+printf '{\\n    "child-pid": %d' $held >&3
+printf ',\\n    "ipc-namespace": 1' >&3
+sleep 0.2
+printf ',\\n    "mnt-namespace": 1\\n}\\n' >&3
+exec 3>&-
+read -r -n 1 -u 4 && echo released
+kill $held
+`,
+      { mode: 0o755 },
+    )
+    const bound = heldInPidsCgroup([slow])
+    const child = spawnHeld(bound.argv)
+    await bound.admit!(child)
+    expect(await new Response(child.stdout).text()).toBe("released\n")
+    expect(await child.exited).toBe(0)
+    await bound.release()
+  })
+
+  test("a move that fails: the sandbox never runs its command, and the error names the cgroup", async () => {
+    const marker = join(dir, "ran")
+    const bound = heldInPidsCgroup(sandbox(`touch ${marker}`))
+    // Gone before the move: writing the sandbox's pid into it fails.
+    rmdirSync(bound.cgroup!)
+    const child = spawnHeld(bound.argv)
+    const error = await bound.admit!(child).then(() => undefined, (error: Error) => error)
+    expect(error?.message).toMatch(new RegExp(`^cannot enter the pids cgroup ${bound.cgroup}: cannot create ${bound.cgroup}/cgroup.procs: Directory nonexistent$`))
+    expect(child.exitCode ?? child.signalCode).not.toBe(0)
+    await Bun.sleep(200)
+    expect(existsSync(marker)).toBe(false)
+    await bound.release()
+  })
+
+  test("bwrap that makes no sandbox: nothing to admit, its own error stands", async () => {
+    const bound = heldInPidsCgroup(["bwrap", "--no-such-option", "--", "true"])
+    const child = spawnHeld(bound.argv)
+    await bound.admit!(child)
+    expect(await child.exited).toBe(1)
+    expect(await new Response(child.stderr).text()).toContain("Unknown option --no-such-option")
+    await bound.release()
+  })
 })
