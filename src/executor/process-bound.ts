@@ -112,21 +112,25 @@ export function heldInPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBo
 const BWRAP_FAILING_MS = 2_000
 
 /**
- * Reads bwrap's report to its end (`"child-pid": N,` among others: bwrap dies of SIGPIPE if the
- * reader leaves early), moves N into the cgroup ($0), then releases it. A move that fails kills
- * N (exit 1); exit 3 when there is no N, or it is gone (bwrap failed after making it).
+ * Moves the process bwrap's report names (`"child-pid": N,`) into the cgroup ($0) as soon as it is
+ * read, then releases it; then reads the report to its end, which bwrap closes only once its
+ * sandbox is set up (bwrap dies of SIGPIPE if its reader leaves early). A move that fails kills N
+ * (exit 1); exit 3 when there is no N, or it is gone (bwrap failed after making it).
  */
 const ADMIT = `trap '' PIPE
-pid=
+status=3
 while IFS=' ,' read -r key value rest; do
-  case $key in '"child-pid":') pid=$value;; esac
+  [ "$key" = '"child-pid":' ] || continue
+  case $value in ''|*[!0-9]*) break;; esac
+  if ! echo "$value" > "$0/cgroup.procs"; then
+    kill -9 "$value" 2>/dev/null && status=1
+    break
+  fi
+  printf x >&3 && status=0
+  break
 done
-case $pid in ''|*[!0-9]*) exit 3;; esac
-if ! echo "$pid" > "$0/cgroup.procs"; then
-  kill -9 "$pid" 2>/dev/null || exit 3
-  exit 1
-fi
-printf x >&3 || exit 3`
+while read -r rest; do :; done
+exit $status`
 
 async function releaseCgroup(group: Cgroup): Promise<void> {
   // The sandbox's last processes are still being reaped for a moment after it exits: look
