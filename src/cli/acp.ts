@@ -4,7 +4,7 @@
  * (commands.ts); the editor gives each session its directory (cwd), MCP servers and prompts. The
  * protocol code (and the SDK with it) loads only here.
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { acp as spec } from "./commands.ts"
 import { secondsFlag } from "./duration.ts"
 import { budgetFlag, positiveWholeNumber, wholeNumber } from "./run.ts"

@@ -1,9 +1,10 @@
 /**
- * Checks a subcommand's arguments before citty parses them. citty accepts anything: unknown
- * flags, a flag whose value is missing or is the next flag (`--ssh -e CODE` takes "-e" as the
- * host), a flag given twice (the last one wins silently), stray words. Each of these is a usage
- * error here, with one line naming the argument. The reading of flags follows citty's parser
- * (node:util parseArgs): `--name value`, `--name=value`, `-x value`, `-xvalue`.
+ * Reads a subcommand's arguments into the object its `run({ args })` receives, by the flags
+ * declared in commands.ts. Unknown flags, a flag whose value is missing or is the next flag
+ * (`--ssh -e CODE`), a flag given twice and stray words are usage errors, with one line naming
+ * the argument. Flags are read as `--name value`, `--name=value`, `-x value`, `-xvalue`, `-abc`
+ * (short booleans), `--no-name` (a boolean off), as citty's own parser reads them; citty is not
+ * loaded at run time (its parser, over node:util, cost 2–3 ms of each start).
  */
 import { UsageError } from "../errors.ts"
 
@@ -16,12 +17,12 @@ interface Flag {
 }
 
 /**
- * citty keeps only the last value of a flag given twice, so the values of a repeatable flag reach
- * it joined with this character, which no argument can hold; `repeated()` splits them again.
+ * A repeatable flag's values reach the command as one string joined with this character, which
+ * no argument can hold; `repeated()` splits them again.
  */
 const REPEAT_SEPARATOR = "\0"
 
-/** The values of a repeatable flag as the command receives it from citty. */
+/** The values of a repeatable flag as the command receives them. */
 export function repeated(value: string | undefined): string[] {
   return value === undefined ? [] : value.split(REPEAT_SEPARATOR)
 }
@@ -30,18 +31,19 @@ export interface CheckedArgs {
   /** The positional words, in order (after `--` every word is one). */
   positionals: string[]
   /**
-   * The same words as citty should read them: the flags with their values, then `--` and the
-   * positionals. citty alone would take a positional such as `-5` (`clanka tool sleep -5`) for a
-   * flag named 5.
+   * What the command's `run({ args })` gets: each flag under its declared name (its default when
+   * not given; a repeatable one's values joined, see `repeated`), each declared positional under
+   * its name, and all positional words in `_`.
    */
-  forCitty: string[]
+  args: Record<string, unknown> & { _: string[] }
 }
 
 export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): CheckedArgs {
   const flags = flagTable(argsDef)
   const given = new Set<string>()
   const positionals: string[] = []
-  const options: string[] = []
+  const values: Record<string, unknown> = {}
+  for (const [name, def] of Object.entries(argsDef)) if (def.type !== "positional" && def.default !== undefined) values[name] = def.default
   const repeats = new Map<string, string[]>()
   const takeValue = (spelling: string, flag: Flag, value: string | undefined, next: () => string | undefined) => {
     if (flag.type !== "string") return
@@ -52,12 +54,9 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
       if (value === undefined || isFlag(value, flags)) {
         throw new UsageError(`${spelling} needs a value (see clanka --help)`)
       }
-      if (!flag.repeatable) options.push(value)
     }
-    if (flag.repeatable) {
-      options.pop() // the spelling; all values go to citty together at the end
-      repeats.set(flag.main, [...(repeats.get(flag.main) ?? []), value])
-    }
+    if (flag.repeatable) repeats.set(flag.main, [...(repeats.get(flag.main) ?? []), value])
+    else values[flag.main] = value
   }
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!
@@ -70,13 +69,15 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
       positionals.push(arg)
       continue
     }
-    options.push(arg)
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=")
       const name = arg.slice(2, eq === -1 ? undefined : eq)
       const flag = flags.get(name)
       if (!flag) throw unknown(arg)
-      takeValue(`--${name}`, flag, eq === -1 ? undefined : arg.slice(eq + 1), next)
+      const value = eq === -1 ? undefined : arg.slice(eq + 1)
+      // `--no-name` turns a boolean off; `--name=false` too.
+      if (flag.type === "boolean") values[flag.main] = name !== flag.main && name.startsWith("no-") ? false : value !== "false"
+      takeValue(`--${name}`, flag, value, next)
       continue
     }
     // A cluster of short flags; a string flag takes the rest of the word, or the next word.
@@ -87,10 +88,16 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
         takeValue(`-${arg[c]}`, flag, c + 1 < arg.length ? arg.slice(c + 1) : undefined, next)
         break
       }
+      values[flag.main] = true
     }
   }
-  for (const [name, values] of repeats) options.push(`--${name}=${values.join(REPEAT_SEPARATOR)}`)
-  return { positionals, forCitty: [...options, "--", ...positionals] }
+  for (const [name, given] of repeats) values[name] = given.join(REPEAT_SEPARATOR)
+  const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
+  declared.forEach(([name, def], index) => {
+    const value = positionals[index] ?? def.default
+    if (value !== undefined) values[name] = value
+  })
+  return { positionals, args: { ...values, _: positionals } }
 }
 
 function flagTable(argsDef: Record<string, any>): Map<string, Flag> {

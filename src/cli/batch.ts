@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"
 import { Progress } from "../batch/progress.ts"

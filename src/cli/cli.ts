@@ -71,7 +71,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return ExitCode.ok
     }
     try {
-      const { positionals, forCitty } = checkArgs(rest, spec.args)
+      const { positionals, args } = checkArgs(rest, spec.args)
       const declared = Object.entries(spec.args).filter(([, def]) => def.type === "positional")
       if (!joinsWords.has(name!) && positionals.length > declared.length) {
         throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
@@ -87,8 +87,8 @@ export async function runCli(argv: string[]): Promise<number> {
       // The executor serves its protocol without Node's streams (bun-stdio.ts); run and exec make
       // them once their executor's process has started.
       if (!lateStreams.has(name!)) useStreams()
-      const [command, { runCommand }] = await Promise.all([modules[name!]!(), import("citty")])
-      const { result } = await runCommand(command, { rawArgs: forCitty })
+      const command = await modules[name!]!()
+      const result: unknown = await command.run?.({ args: args as never, rawArgs: rest, cmd: command })
       return typeof result === "number" ? result : ExitCode.ok
     } catch (error) {
       // In ndjson mode a failed run always ends with an AgentError line: a bad flag, a missing

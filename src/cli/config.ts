@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { config as spec } from "./commands.ts"
 import { loadConfig, userConfigPath } from "../config/load.ts"
 import { trustProjectFromEnv } from "../config/trust.ts"

@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { exec as spec } from "./commands.ts"
 import { readFile } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs"
 import { resolve } from "node:path"
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { executor as spec } from "./commands.ts"
 import type { SandboxPolicy } from "../contract.ts"
 import { ExitCode, UsageError } from "../errors.ts"

@@ -4,7 +4,7 @@
  * --executor and the sandbox flags apply, and configured MCP servers are there too): any MCP
  * client gains code mode and clanka's tools.
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { mcp as spec } from "./commands.ts"
 import { CancelledError, EXECUTE_TOOL, EXECUTE_TOOL_NAME, type Executor, noSubagents, ScriptError, scriptOf } from "../contract.ts"
 import { ExitCode } from "../errors.ts"

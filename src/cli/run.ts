@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { run as spec } from "./commands.ts"
 import { readFile } from "node:fs/promises"
 import { UsageError } from "../errors.ts"

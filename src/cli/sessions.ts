@@ -3,7 +3,7 @@
  * current directory); `clanka sessions show ID [--json | -o FORMAT]` replays one session's events
  * through a formatter, as `clanka run` printed them.
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { sessions as spec } from "./commands.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { visible } from "../output/visible.ts"

@@ -3,7 +3,7 @@
  * local project's are read here, without starting an executor; with --ssh or --executor they are
  * that executor's (its capabilities). The user's always come from this machine, as in a run.
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { skills as spec } from "./commands.ts"
 import { resolve } from "node:path"
 import type { SkillSummary } from "../contract.ts"

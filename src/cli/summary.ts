@@ -4,7 +4,7 @@
  * revision, commits included). `--json` prints the same facts as one JSON object and `--get NAME`
  * one of them as plain text, for scripts (the GitHub Action sets its outputs from them).
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { summary as spec } from "./commands.ts"
 import { stat } from "node:fs/promises"
 import { ExitCode, UsageError } from "../errors.ts"

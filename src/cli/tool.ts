@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { tool as spec } from "./commands.ts"
 import { InvalidParamsError, UnknownToolError } from "../contract.ts"
 import { ClankaError, ExitCode, UsageError } from "../errors.ts"

@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { tools as spec } from "./commands.ts"
 import { openExecutor, projectConfig } from "./executor-flags.ts"
 

@@ -3,7 +3,7 @@
  * `clanka trust --list` shows the trusted projects, `clanka trust --remove DIR` forgets one.
  * Also the one line commands print when an untrusted project's settings were ignored.
  */
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { trust as spec } from "./commands.ts"
 import { relative } from "node:path"
 import { ExitCode, UsageError } from "../errors.ts"

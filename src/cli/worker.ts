@@ -1,4 +1,4 @@
-import { defineCommand } from "citty"
+import { defineCommand } from "./define-command.ts"
 import { ExitCode, UsageError } from "../errors.ts"
 import { agentFlags, countFlag, runFlags } from "../batch/run-flags.ts"
 import { worker as spec } from "./commands.ts"
