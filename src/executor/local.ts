@@ -61,9 +61,12 @@ export class LocalExecutor implements Executor {
     // An agent asks for capabilities first: its first script then finds a worker ready. Tool
     // calls alone (`clanka tool`) never start one.
     this.sandbox.warm()
-    const context = await gatherContext(this.directory)
+    const gathered = gatherContext(this.directory)
+    // Rendered (once) while the context's files are read: it is on the way to the first answer.
+    const toolsDts = this.tools.dts
+    const context = await gathered
     return {
-      toolsDts: this.tools.dts,
+      toolsDts,
       agentsMd: context.agentsMd,
       instructionsFiles: context.instructionsFiles,
       // Without the skill tool (a custom tool set) no skill could be loaded: none are offered.

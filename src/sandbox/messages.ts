@@ -11,10 +11,18 @@ export type ToMain =
    */
   | { type: "failed"; runId: number; error: string; output: string; sent: number; reusable: boolean }
 
+/** A script's tool globals; those in `spread` pass all their arguments, as an array. */
+export interface Tools {
+  toolNames: string[]
+  spread: string[]
+}
+
 export type ToWorker =
-  /** `acked` counts output characters the main thread has taken; `window` how far ahead to run. */
-  | { type: "init"; acked: Int32Array<SharedArrayBuffer>; window: number }
-  /** `toolNames`: the script's tool globals; those in `spread` pass all their arguments, as an array. */
-  | { type: "run"; runId: number; script: string; toolNames: string[]; spread: string[] }
+  /**
+   * `acked` counts output characters the main thread has taken; `window` how far ahead to run;
+   * `tools`: those its first script will likely get (a realm is made for them ahead).
+   */
+  | { type: "init"; acked: Int32Array<SharedArrayBuffer>; window: number; tools: Tools }
+  | ({ type: "run"; runId: number; script: string } & Tools)
   | { type: "result"; runId: number; callId: number; ok: true; value: string | undefined }
   | { type: "result"; runId: number; callId: number; ok: false; error: string }

@@ -67,7 +67,20 @@ function urlParts(url: URL): string {
   return JSON.stringify(parts)
 }
 
-export function createRealm(toolNames: readonly string[], spread: readonly string[], hooks: RealmHooks): Realm {
+/** A realm made ahead of its script, for these tools: `attach` gives it the script's hooks, once. */
+export interface PreparedRealm {
+  /** Whether it was made for these tools. */
+  fits(toolNames: readonly string[], spread: readonly string[]): boolean
+  attach(hooks: RealmHooks): Realm
+}
+
+/**
+ * Makes a realm before its script is known (the first one costs a fresh worker ~2 ms): the
+ * bridge reaches the script's hooks only once they are attached, and no code of the realm's runs
+ * meanwhile but its own setup.
+ */
+export function prepareRealm(toolNames: readonly string[], spread: readonly string[]): PreparedRealm {
+  let hooks: RealmHooks = DETACHED
   const context = vm.createContext(vm.constants.DONT_CONTEXTIFY)
   const timers = new Map<number, ReturnType<typeof setTimeout>>()
   const requests = new Map<number, AbortController>()
@@ -202,8 +215,9 @@ export function createRealm(toolNames: readonly string[], spread: readonly strin
   // Read once, now, before any script code exists in the realm.
   const { start, settle, uncaught, importError } = entry
   entry = { ...entry }
+  const key = JSON.stringify([toolNames, spread])
 
-  return {
+  const realm: Realm = {
     context,
     start: (main) => enter(start, main),
     settle: (id, ok, value) => enter(settle, id, ok, value),
@@ -218,4 +232,15 @@ export function createRealm(toolNames: readonly string[], spread: readonly strin
       requests.clear()
     },
   }
+  return {
+    fits: (names, spreadNames) => JSON.stringify([names, spreadNames]) === key,
+    attach(scriptHooks) {
+      if (hooks !== DETACHED) throw new Error("a realm serves one script")
+      hooks = scriptHooks
+      return realm
+    },
+  }
 }
+
+/** The hooks of a realm no script has yet: nothing reaches the worker through them. */
+const DETACHED: RealmHooks = { print() {}, call() {}, done() {}, fail() {} }

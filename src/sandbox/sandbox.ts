@@ -105,7 +105,7 @@ export class Sandbox {
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
     const acked = new Int32Array(new SharedArrayBuffer(4))
-    worker.postMessage({ type: "init", acked, window: OUTPUT_WINDOW_CHARS } satisfies ToWorker)
+    worker.postMessage({ type: "init", acked, window: OUTPUT_WINDOW_CHARS, tools: { toolNames: [...this.toolNames], spread: [...this.spread] } } satisfies ToWorker)
     return { worker, acked }
   }
 

@@ -7,8 +7,8 @@
 import vm from "node:vm"
 import { FILENAME, runtimeErrorReport, syntaxErrorReport, thrownValueReport, wrap, type Source } from "./error-report.ts"
 import { prepareScript } from "./repair.ts"
-import { createRealm, type Realm } from "./realm-host.ts"
-import type { ToMain, ToWorker } from "./messages.ts"
+import { prepareRealm, type PreparedRealm, type Realm } from "./realm-host.ts"
+import type { ToMain, Tools, ToWorker } from "./messages.ts"
 
 declare const self: { onmessage: ((event: MessageEvent<ToWorker>) => void) | null; postMessage(message: ToMain): void }
 
@@ -25,11 +25,17 @@ let nextCallId = 1
 /** The script running now, if any: errors that escape it are reported against it. */
 let current: { runId: number; script: string; source: Source; settled: boolean; realm?: Realm; end(): void } | undefined
 
+/** The next script's realm, made while this worker waits (the first one costs ~2 ms), for the tools last asked for. */
+let prepared: PreparedRealm | undefined
+let tools: Tools
+
 self.onmessage = (event) => {
   const message = event.data
   if (message.type === "init") {
     acked = message.acked
     outputWindow = message.window
+    tools = message.tools
+    prepared = prepareRealm(tools.toolNames, tools.spread)
   } else if (message.type === "run") run(message)
   else if (message.type === "result") {
     const call = pending.get(message.callId)
@@ -96,8 +102,14 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     state.end()
     if (current === state) current = undefined
     post(message)
+    // The next script's realm, once this turn of the event loop is over (a next script that is
+    // already waiting makes its own).
+    setTimeout(() => (prepared ??= current ? undefined : prepareRealm(tools.toolNames, tools.spread)))
   }
-  const realm = createRealm(toolNames, spread, {
+  tools = { toolNames, spread }
+  const ready = prepared?.fits(toolNames, spread) ? prepared : prepareRealm(toolNames, spread)
+  prepared = undefined
+  const realm = ready.attach({
     print: (text) => {
       if (!state.settled) postOutput(runId, text)
     },
