@@ -28,12 +28,10 @@ export function repeated(value: string | undefined): string[] {
 }
 
 export interface CheckedArgs {
-  /** The positional words, in order (after `--` every word is one). */
-  positionals: string[]
   /**
    * What the command's `run({ args })` gets: each flag under its declared name (its default when
    * not given; a repeatable one's values joined, see `repeated`), each declared positional under
-   * its name, and all positional words in `_`.
+   * its name, and all positional words in `_`, in order (after `--` every word is one).
    */
   args: Record<string, unknown> & { _: string[] }
 }
@@ -97,7 +95,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
     const value = positionals[index] ?? def.default
     if (value !== undefined) values[name] = value
   })
-  return { positionals, args: { ...values, _: positionals } }
+  return { args: { ...values, _: positionals } }
 }
 
 function flagTable(argsDef: Record<string, any>): Map<string, Flag> {

@@ -71,7 +71,8 @@ export async function runCli(argv: string[]): Promise<number> {
       return ExitCode.ok
     }
     try {
-      const { positionals, args } = checkArgs(rest, spec.args)
+      const { args } = checkArgs(rest, spec.args)
+      const positionals = args._
       const declared = Object.entries(spec.args).filter(([, def]) => def.type === "positional")
       if (!joinsWords.has(name!) && positionals.length > declared.length) {
         throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
