@@ -54,7 +54,6 @@ export interface ProcessBound {
 export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
   const group = makeCgroup(max)
   if (!group) return { argv, release: async () => {} }
-  live.add(group)
   const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
   return {
     argv: ["/bin/sh", "-c", script, group.dir, ...argv],
@@ -74,7 +73,6 @@ export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound 
 export function heldInPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
   const group = makeCgroup(max)
   if (!group) return { argv, release: async () => {} }
-  live.add(group)
   return {
     argv: [argv[0]!, "--info-fd", "3", "--block-fd", "4", ...argv.slice(1)],
     cgroup: group.dir,
@@ -193,6 +191,8 @@ function makeCgroup(max: number): Cgroup | undefined {
         for (const group of live) removeCgroup(group)
       })
     }
+    // Live until released, or until this process exits.
+    live.add(group)
     return group
   } catch {
     return undefined
