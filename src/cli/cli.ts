@@ -88,6 +88,7 @@ export async function runCli(argv: string[]): Promise<number> {
       // The executor serves its protocol without Node's streams (bun-stdio.ts); run and exec make
       // them once their executor's process has started.
       if (!lateStreams.has(name!)) useStreams()
+      if (startsSandbox(name!, args)) (await import("../executor/process-bound.ts")).cgroupAhead()
       const command = await modules[name!]!()
       const result: unknown = await command.run?.({ args: args as never, rawArgs: rest, cmd: command })
       return typeof result === "number" ? result : ExitCode.ok
@@ -102,6 +103,11 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     return reportError(error)
   }
+}
+
+/** run and exec start a local sandbox unless told to work elsewhere or without one: its cgroup is made early. */
+function startsSandbox(name: string, args: Record<string, unknown>): boolean {
+  return (name === "run" || name === "exec") && process.platform === "linux" && args.sandbox !== "off" && args.ssh === undefined && args.executor === undefined
 }
 
 function unknownCommand(name: string): UsageError {

@@ -91,13 +91,15 @@ let stderrQuiet = false
  * stdio MCP servers beside the sandbox (mcp-relay.ts), and exits as it does.
  */
 async function serveSandboxed(directory: string, policy: SandboxPolicy, search: boolean, scripts: number | undefined): Promise<number> {
-  const [{ sandboxedArgv, sandboxFlags }, { releasePrivateTmps }, { inPidsCgroup }, { bwrapRaced, bwrapReason }, { selfCommand }] = await Promise.all([
+  const [{ sandboxedArgv, sandboxFlags }, { releasePrivateTmps }, { cgroupAhead, inPidsCgroup }, { bwrapRaced, bwrapReason }, { selfCommand }] = await Promise.all([
     import("../executor/os-sandbox.ts"),
     import("../executor/landlock-tmp.ts"),
     import("../executor/process-bound.ts"),
     import("../executor/sandbox-backend.ts"),
     import("../executor/self.ts"),
   ])
+  // Its cgroup's move starts waiting on the kernel now, while the relay gets ready.
+  cgroupAhead()
   const flags = [...sandboxFlags(policy), ...(search ? [] : ["--no-search"]), ...(scripts === undefined ? [] : ["--max-scripts", String(scripts)])]
   const command = [...selfCommand(), "executor", "-C", directory, ...flags]
   // The relay uses Node's stdio: a pipe closed on it must not crash it (cli.ts leaves the

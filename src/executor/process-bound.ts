@@ -10,7 +10,7 @@
  */
 import type { Subprocess } from "bun"
 import { accessSync, closeSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { ExecutorLostError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { settlesWithin } from "../util/settles-within.ts"
@@ -145,6 +145,25 @@ interface Cgroup {
 const live = new Set<Cgroup>()
 let exitHook = false
 let made = 0
+/** The cgroup `cgroupAhead` made, until a sandbox takes it. */
+let ahead: { group: Cgroup; max: number } | undefined
+
+/**
+ * For a command about to start a sandbox: makes its pids cgroup now, and starts the kernel's grace
+ * period that a move into a cgroup first waits for (~10 ms on a busy machine). The kernel lets
+ * the moves that follow within a grace period skip that wait, and the sandbox's move comes some
+ * milliseconds later. The move that starts it is this process's into the cgroup it is already in,
+ * which changes nothing, written from a thread of the pool so that this process goes on; it holds
+ * the kernel's cgroup lock meanwhile, which is why the sandbox's cgroup is made before it. Unused,
+ * the cgroup is removed at exit like any other.
+ */
+export function cgroupAhead(max = MAX_PROCESSES): void {
+  if (ahead) return
+  const group = makeCgroup(max)
+  if (!group) return
+  ahead = { group, max }
+  void import("node:fs/promises").then(({ writeFile }) => writeFile(join(dirname(group.dir), "cgroup.procs"), String(process.pid))).catch(() => {})
+}
 
 /** The pids hierarchy's directory this process is in: cgroup v2 with pids, else v1's pids. */
 function ownPidsCgroup(): Cgroup | undefined {
@@ -165,6 +184,11 @@ function ownPidsCgroup(): Cgroup | undefined {
 }
 
 function makeCgroup(max: number): Cgroup | undefined {
+  if (ahead?.max === max) {
+    const { group } = ahead
+    ahead = undefined
+    return group
+  }
   if (process.platform !== "linux") return undefined
   const parent = ownPidsCgroup()
   if (!parent) return undefined

@@ -231,6 +231,30 @@ console.log(await bash({ command: "echo executor alive" }))`
   }
 })
 
+// run and exec make the sandbox's cgroup early (before the config is read): one the config then
+// has no use for goes at exit, and one made early is the one the sandbox runs in.
+describe.skipIf(process.getuid?.() !== 0)("the pids cgroup made ahead", () => {
+  const config = join(root, "ahead-config")
+  mkdirSync(join(config, "clanka"), { recursive: true })
+  writeFileSync(join(config, "clanka", "config.json"), JSON.stringify({ sandbox: "off" }))
+
+  test("the user's config turns the sandbox off: the cgroup made for it is gone at exit", async () => {
+    const result = await spawnClanka([], ["exec", "-C", workspace, "-e", 'console.log(await bash({ command: "cat /proc/self/cgroup" }))'], workspace, { XDG_CONFIG_HOME: config })
+    expect(result.stderr).toBe("")
+    expect(result.stdout).not.toContain("clanka-")
+    expect(pidsCgroups(result.pid)).toEqual([])
+  })
+
+  for (const backend of BACKENDS) {
+    test.skipIf(!backend.available)(`${backend.name}: the sandbox runs in the first cgroup its clanka made, removed at exit`, async () => {
+      const result = await spawnClanka([], ["exec", "-C", workspace, "-e", 'console.log(await bash({ command: "cat /proc/self/cgroup" }))'], workspace, backend.env)
+      expect(result.stderr).toBe("")
+      expect(result.stdout.split("\n").filter((line) => /^\d+:pids:|^0::/.test(line)).some((line) => line.endsWith(`/clanka-${result.pid}-1`))).toBe(true)
+      expect(pidsCgroups(result.pid)).toEqual([])
+    })
+  }
+})
+
 for (const backend of BACKENDS) describe.skipIf(!backend.available)(`credential stores are hidden (${backend.name})`, () => {
   const base = join(root, `credentials-${backend.name}`)
   const home = join(base, "home")
