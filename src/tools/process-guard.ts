@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
+import { spawnChild } from "./spawn-child.ts"
 
 /** The variable that marks every process an executor's tools start, and all their descendants. */
 export const TAG_VARIABLE = "CLANKA_EXECUTOR_TAG"
@@ -29,7 +30,7 @@ export class ProcessGuard {
   arm(): void {
     if (this.armed || process.platform !== "linux") return
     this.armed = true
-    const guardian = spawn("/bin/sh", ["-c", GUARDIAN, "clanka-guardian", `${TAG_VARIABLE}=${this.tag}`], {
+    const guardian = spawnChild("/bin/sh", ["-c", GUARDIAN, "clanka-guardian", `${TAG_VARIABLE}=${this.tag}`], {
       detached: true,
       stdio: ["pipe", "ignore", "ignore"],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },

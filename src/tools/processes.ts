@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { ProcessGuard } from "./process-guard.ts"
+import { spawnChild } from "./spawn-child.ts"
 
 /**
  * Child processes started by tools during one execute. Each is spawned `detached`, so it leads a
@@ -22,7 +23,7 @@ export class ProcessRegistry {
    */
   spawn(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
     this.guard?.arm()
-    const child = spawn(command, args, {
+    const child = spawnChild(command, args, {
       cwd: options.cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
