@@ -117,7 +117,8 @@ test("a workspace deep in a repository: its branch, and every AGENTS.md from the
   const system = requests[0]!.system
   // Untracked: AGENTS.md and sub/ (git counts an untracked directory once).
   expect(system).toContain(`\n- Git repository at ${repo}, branch trunk, 2 changed files\n`)
-  expect(system).not.toContain("C4")
+  // The whole line: a temporary directory's random name may hold "C4".
+  expect(system).not.toContain("Not this one C4.")
   const instructions = [
     "Instructions from AGENTS.md files (the user's first, then the repository's from its root down; a later one wins where they differ):",
     `--- ${xdg}/clanka/AGENTS.md ---\nUser rule U0.`,
