@@ -36,7 +36,13 @@ export interface CheckedArgs {
   args: Record<string, unknown> & { _: string[] }
 }
 
-export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): CheckedArgs {
+/** The command the words are for: named in the errors; `joinsWords` takes any number of positional words. */
+export interface CommandWords {
+  command: string
+  joinsWords?: boolean
+}
+
+export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words?: CommandWords): CheckedArgs {
   const flags = flagTable(argsDef)
   const given = new Set<string>()
   const positionals: string[] = []
@@ -91,6 +97,12 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>): Chec
   }
   for (const [name, given] of repeats) values[name] = given.join(REPEAT_SEPARATOR)
   const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
+  if (words) {
+    const see = `(see clanka ${words.command} --help)`
+    if (!words.joinsWords && positionals.length > declared.length) throw new UsageError(`unexpected argument "${positionals[declared.length]}" ${see}`)
+    const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
+    if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} ${see}`)
+  }
   declared.forEach(([name, def], index) => {
     const value = positionals[index] ?? def.default
     if (value !== undefined) values[name] = value

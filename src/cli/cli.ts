@@ -71,16 +71,9 @@ export async function runCli(argv: string[]): Promise<number> {
       return ExitCode.ok
     }
     try {
-      const { args } = checkArgs(rest, spec.args)
-      const positionals = args._
-      const declared = Object.entries(spec.args).filter(([, def]) => def.type === "positional")
-      if (!joinsWords.has(name!) && positionals.length > declared.length) {
-        throw new UsageError(`unexpected argument "${positionals[declared.length]}" (see clanka ${name} --help)`)
-      }
-      const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
-      if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} (see clanka ${name} --help)`)
+      const { args } = checkArgs(rest, spec.args, { command: name!, joinsWords: joinsWords.has(name!) })
       if (name === "help") {
-        const topic = positionals[0]
+        const topic = args._[0]
         if (topic !== undefined && !commands[topic]) throw unknownCommand(topic)
         await printHelp(topic)
         return ExitCode.ok

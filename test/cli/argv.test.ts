@@ -47,3 +47,11 @@ test("a declared positional not given: absent; a command's second positional by 
   const sessions = checkArgs(["show", "abc"], commands.sessions!.args).args
   expect(sessions).toMatchObject({ action: "show", id: "abc", _: ["show", "abc"] })
 })
+
+test("positional words: one too many or a required one missing is a usage error naming the command; run takes any number", () => {
+  const words = (command: string, ...argv: string[]) => () => checkArgs(argv, commands[command]!.args, { command, joinsWords: command === "run" })
+  expect(words("sessions", "show", "abc", "extra")).toThrow('unexpected argument "extra" (see clanka sessions --help)')
+  expect(words("run", "fix", "the", "bug")()).toMatchObject({ args: { prompt: "fix", _: ["fix", "the", "bug"] } })
+  expect(words("trust", "a", "b")).toThrow('unexpected argument "b" (see clanka trust --help)')
+  expect(words("summary")).toThrow("missing FILE|- (see clanka summary --help)")
+})
