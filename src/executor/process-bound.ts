@@ -154,15 +154,17 @@ let ahead: { group: Cgroup; max: number } | undefined
  * the moves that follow within a grace period skip that wait, and the sandbox's move comes some
  * milliseconds later. The move that starts it is this process's into the cgroup it is already in,
  * which changes nothing, written from a thread of the pool so that this process goes on; it holds
- * the kernel's cgroup lock meanwhile, which is why the sandbox's cgroup is made before it. Unused,
- * the cgroup is removed at exit like any other.
+ * the kernel's cgroup lock meanwhile, which is why the sandbox's cgroup is made before it. The
+ * write is handed to the pool here and now (node:fs/promises loaded synchronously), not after an
+ * import settles: this process may not yield for milliseconds. Unused, the cgroup is removed at
+ * exit like any other.
  */
 export function cgroupAhead(max = MAX_PROCESSES): void {
   if (ahead) return
   const group = makeCgroup(max)
   if (!group) return
   ahead = { group, max }
-  void import("node:fs/promises").then(({ writeFile }) => writeFile(join(dirname(group.dir), "cgroup.procs"), String(process.pid))).catch(() => {})
+  process.getBuiltinModule("node:fs/promises").writeFile(join(dirname(group.dir), "cgroup.procs"), String(process.pid)).catch(() => {})
 }
 
 /** The pids hierarchy's directory this process is in: cgroup v2 with pids, else v1's pids. */
