@@ -51,8 +51,8 @@ export interface ProcessBound {
 }
 
 /** Wraps a bwrap argv so that bwrap runs in a fresh pids cgroup, where one can be made. */
-export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
-  const group = makeCgroup(max)
+export function inPidsCgroup(argv: string[]): ProcessBound {
+  const group = makeCgroup()
   if (!group) return { argv, release: async () => {} }
   const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
   return {
@@ -70,8 +70,8 @@ export function inPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound 
  * the cgroup and then lets it go on. bwrap's own process stays outside; it runs nothing of the
  * sandbox's. A shell, not this process, so that the move never waits for this one's event loop.
  */
-export function heldInPidsCgroup(argv: string[], max = MAX_PROCESSES): ProcessBound {
-  const group = makeCgroup(max)
+export function heldInPidsCgroup(argv: string[]): ProcessBound {
+  const group = makeCgroup()
   if (!group) return { argv, release: async () => {} }
   return {
     argv: [argv[0]!, "--info-fd", "3", "--block-fd", "4", ...argv.slice(1)],
@@ -146,7 +146,7 @@ const live = new Set<Cgroup>()
 let exitHook = false
 let made = 0
 /** The cgroup `cgroupAhead` made, until a sandbox takes it. */
-let ahead: { group: Cgroup; max: number } | undefined
+let ahead: Cgroup | undefined
 
 /**
  * For a command about to start a sandbox: makes its pids cgroup now, and starts the kernel's grace
@@ -159,11 +159,11 @@ let ahead: { group: Cgroup; max: number } | undefined
  * import settles: this process may not yield for milliseconds. Unused, the cgroup is removed at
  * exit like any other.
  */
-export function cgroupAhead(max = MAX_PROCESSES): void {
+export function cgroupAhead(): void {
   if (ahead) return
-  const group = makeCgroup(max)
+  const group = makeCgroup()
   if (!group) return
-  ahead = { group, max }
+  ahead = group
   process.getBuiltinModule("node:fs/promises").writeFile(join(dirname(group.dir), "cgroup.procs"), String(process.pid)).catch(() => {})
 }
 
@@ -185,9 +185,10 @@ function ownPidsCgroup(): Cgroup | undefined {
   return undefined
 }
 
-function makeCgroup(max: number): Cgroup | undefined {
-  if (ahead?.max === max) {
-    const { group } = ahead
+/** A fresh pids cgroup (`pids.max` MAX_PROCESSES), or the one `cgroupAhead` made. */
+function makeCgroup(): Cgroup | undefined {
+  if (ahead) {
+    const group = ahead
     ahead = undefined
     return group
   }
@@ -205,7 +206,7 @@ function makeCgroup(max: number): Cgroup | undefined {
     mkdirSync(dir)
     const group = { dir, v2: parent.v2 }
     try {
-      writeFileSync(join(dir, "pids.max"), String(max))
+      writeFileSync(join(dir, "pids.max"), String(MAX_PROCESSES))
       accessSync(join(dir, "cgroup.procs"), constants.W_OK)
     } catch {
       removeCgroup(group)
