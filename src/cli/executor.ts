@@ -55,8 +55,7 @@ export default defineCommand({
       import("../protocol/server.ts"),
       import("../protocol/bun-stdio.ts"),
     ])
-    const { builtinToolsFor } = await import("../tools/registry.ts")
-    const executor = new LocalExecutor({ directory, policy, tools: builtinToolsFor({ search: args.search !== false }), ...(scripts === undefined ? {} : { maxScripts: scripts }) })
+    const executor = new LocalExecutor({ directory, policy, search: args.search !== false, ...(scripts === undefined ? {} : { maxScripts: scripts }) })
     // The protocol's stdio, without Node's streams (bun-stdio.ts).
     const stdin = stoppable(Bun.stdin.stream())
     const stdout = fileSink(Bun.stdout.writer())

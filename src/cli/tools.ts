@@ -7,9 +7,9 @@ export default defineCommand({
   async run({ args }) {
     const { servers, unavailable } = projectConfig(args)
     if (args.ssh === undefined && args.executor === undefined && Object.keys(servers).length === 0 && unavailable.length === 0) {
-      // The local executor's declarations need no executor: the built-in tools render them.
-      const { builtinRegistry, builtinToolsFor, ToolRegistry } = await import("../tools/registry.ts")
-      process.stdout.write((args.search === false ? new ToolRegistry(builtinToolsFor({ search: false })) : builtinRegistry()).dts + "\n")
+      // The local executor's declarations need no executor: they are the built-in tools'.
+      const { BuiltinTools } = await import("../tools/builtin-tools.ts")
+      process.stdout.write(new BuiltinTools(args.search !== false).dts + "\n")
       return
     }
     const executor = await openExecutor(args)

@@ -112,10 +112,9 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const directory = resolve(options.directory ?? ".")
   if (options.local !== "child") {
     const { LocalExecutor } = await import("./local.ts")
-    const { builtinToolsFor } = await import("../tools/registry.ts")
     return new LocalExecutor({
       directory,
-      tools: builtinToolsFor({ search: options.search !== false }),
+      search: options.search !== false,
       ...(options.mcp ? { mcp: options.mcp } : {}),
       ...(options.maxScripts === undefined ? {} : { maxScripts: options.maxScripts }),
     })

@@ -5,9 +5,10 @@ import { defaultMaxScripts, ScriptSlots, SlotLease } from "./script-slots.ts"
 import { runAgentService } from "../tools/agent-services.ts"
 import { ProcessGuard } from "../tools/process-guard.ts"
 import { ProcessRegistry, untilGone } from "../tools/processes.ts"
-import { builtinTools, ToolRegistry } from "../tools/registry.ts"
+import { BuiltinTools } from "../tools/builtin-tools.ts"
+import { ToolRegistry } from "../tools/tool-registry.ts"
 import { TodoStore } from "../tools/todos.ts"
-import type { Tool, ToolContext } from "../tools/tool.ts"
+import type { Tool, ToolContext, ToolSet } from "../tools/tool.ts"
 import { AsyncQueue } from "../util/async-queue.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { ToolSpanRecorder } from "../telemetry/tool-spans.ts"
@@ -17,8 +18,10 @@ import { type AgentCall, CancelledError, type Capabilities, type CapabilitiesReq
 
 export interface LocalExecutorOptions {
   directory: string
-  /** The sandbox's tools (default: the built-in set, `builtinTools`). */
+  /** The sandbox's tools (default: the built-in set, `builtinTools`, whose modules load at their first call). */
   tools?: readonly Tool[]
+  /** With the built-in set: whether it has `search` (default true; --no-search). */
+  search?: boolean
   /** What the tools may write (default: UNRESTRICTED). The OS sandbox is the caller's (bwrap). */
   policy?: SandboxPolicy
   /** MCP servers to start and agent-side MCP tools to add at the first capabilities request. */
@@ -30,7 +33,7 @@ export interface LocalExecutorOptions {
 /** Runs scripts in this process's sandbox workers, with the tools acting on `directory`. */
 export class LocalExecutor implements Executor {
   readonly directory: string
-  tools: ToolRegistry
+  tools: ToolSet
   readonly policy: SandboxPolicy
   private readonly sandbox: Sandbox
   private readonly slots: ScriptSlots
@@ -48,7 +51,7 @@ export class LocalExecutor implements Executor {
 
   constructor(private readonly options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
-    this.tools = new ToolRegistry(options.tools)
+    this.tools = options.tools ? new ToolRegistry(options.tools) : new BuiltinTools(options.search !== false)
     this.policy = options.policy ?? UNRESTRICTED
     this.sandbox = new Sandbox(this.tools.names, this.tools.spread)
     this.slots = new ScriptSlots(options.maxScripts ?? defaultMaxScripts())
@@ -65,6 +68,10 @@ export class LocalExecutor implements Executor {
     // Rendered (once) while the context's files are read: it is on the way to the first answer.
     const toolsDts = this.tools.dts
     const context = await gathered
+    // The built-in tools' modules, needed by the first call, load once this answer is out, while
+    // the worker starts.
+    const tools = this.tools
+    if (tools instanceof BuiltinTools) setTimeout(() => void tools.load().catch(() => {}), 0)
     return {
       toolsDts,
       agentsMd: context.agentsMd,
@@ -91,7 +98,8 @@ export class LocalExecutor implements Executor {
       if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
       this.mcp ??= new ExecutorMcp(this.directory, this.guard.env)
       if (!(await this.mcp.add(request))) return
-      this.tools = new ToolRegistry([...(this.options.tools ?? builtinTools), ...this.mcp.tools], this.mcp.declarations)
+      const base = this.tools instanceof BuiltinTools ? await this.tools.tools() : (this.options.tools ?? [])
+      this.tools = new ToolRegistry([...base, ...this.mcp.tools], this.mcp.declarations)
       this.sandbox.setToolNames(this.tools.names, this.tools.spread)
     })
     this.mcpUpdate = next.catch(() => {})

@@ -8,13 +8,13 @@ import type { PromptFacts, SandboxPolicy } from "../contract.ts"
  * of bash that was needed is remembered for the next start.
  */
 export async function localPromptFacts(directory: string, search: boolean, policy: SandboxPolicy): Promise<PromptFacts> {
-  const [{ builtinToolsFor, ToolRegistry }, { gatherContext }, { knownShellVersion }, { rememberedShell, rememberShell }] = await Promise.all([
-    import("../tools/registry.ts"),
+  const [{ BuiltinTools }, { gatherContext }, { knownShellVersion }, { rememberedShell, rememberShell }] = await Promise.all([
+    import("../tools/builtin-tools.ts"),
     import("./context.ts"),
     import("./environment.ts"),
     import("./probe-cache.ts"),
   ])
-  const tools = new ToolRegistry(builtinToolsFor({ search }))
+  const tools = new BuiltinTools(search)
   const remembered = rememberedShell()
   knownShellVersion(remembered)
   const context = await gatherContext(directory)

@@ -1,19 +1,15 @@
-import * as v from "valibot"
-import { InvalidParamsError, ToolError, UnknownToolError } from "../errors.ts"
 import { controlTools } from "./control.ts"
-import { renderToolsDts } from "./dts.ts"
 import { fsTools } from "./fs.ts"
 import { imageTools } from "./images.ts"
 import { patchTools } from "./patch.ts"
 import { searchTools } from "./search.ts"
 import { semanticTools } from "./semantic.ts"
-import { toolCalled } from "./semantic/live.ts"
 import { shellTools } from "./shell.ts"
 import { skillTool } from "./skill.ts"
 import { todoTools } from "./todos.ts"
 import type { Tool, ToolContext } from "./tool.ts"
+import { ToolRegistry } from "./tool-registry.ts"
 import { webTools } from "./web.ts"
-import { errorMessage } from "../util/error-message.ts"
 
 /** Every built-in sandbox tool, in the order the model sees them. A new tool: one file, one line here. */
 export const builtinTools: readonly Tool[] = [
@@ -28,69 +24,6 @@ export const builtinTools: readonly Tool[] = [
   ...controlTools,
   skillTool,
 ]
-
-/**
- * The tools one executor was handed: what its sandbox gets as globals, the declarations the model
- * sees, and the way calls reach them.
- */
-export class ToolRegistry {
-  readonly names: readonly string[]
-  /** Tools that take several arguments (Tool.argNames). */
-  readonly spread: readonly string[]
-  private readonly byName: ReadonlyMap<string, Tool>
-  private declarations: string | undefined
-
-  /**
-   * `extraDeclarations`: declarations of the namespaced tools (`mcp.server.tool`), which are
-   * declared by their namespace rather than one by one.
-   */
-  constructor(
-    readonly tools: readonly Tool[] = builtinTools,
-    private readonly extraDeclarations = "",
-  ) {
-    this.byName = new Map(tools.map((tool) => [tool.name, tool]))
-    if (this.byName.size !== tools.length) {
-      const duplicate = tools.find((tool, index) => tools.findIndex((other) => other.name === tool.name) !== index)
-      throw new Error(`two tools are named "${duplicate?.name}"`)
-    }
-    this.names = tools.map((tool) => tool.name)
-    this.spread = tools.filter((tool) => tool.argNames).map((tool) => tool.name)
-  }
-
-  has(name: string): boolean {
-    return this.byName.has(name)
-  }
-
-  /** The declarations the model sees, generated once from the schemas. */
-  get dts(): string {
-    this.declarations ??= renderToolsDts(this.tools)
-    return this.extraDeclarations ? `${this.declarations}\n${this.extraDeclarations}` : this.declarations
-  }
-
-  /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */
-  async call(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
-    const tool = this.byName.get(name)
-    if (!tool) throw new UnknownToolError(name, this.names)
-    if (tool.argNames && !Array.isArray(params)) params = [params]
-    const parsed = v.safeParse(tool.params, params)
-    if (!parsed.success) throw new InvalidParamsError(name, parsed.issues)
-    // Before and after: the search index trusts itself only while no such tool has run (live.ts).
-    toolCalled(tool)
-    try {
-      return await tool.run(parsed.output, ctx)
-    } catch (error) {
-      if (error instanceof ToolError) {
-        // Already named: `writeFile: …`, or a sentence about it (`mcp.x is not available: …`).
-        if (error.message.startsWith(`${name}: `) || error.message.startsWith(`${name} `)) throw error
-        throw new ToolError(`${name}: ${error.message}`)
-      }
-      const message = errorMessage(error)
-      throw new ToolError(`${name}: ${message}`)
-    } finally {
-      toolCalled(tool)
-    }
-  }
-}
 
 /** The built-in tools, without `search` when it is off (--no-search: no declaration, supportsSearch false). */
 export function builtinToolsFor(options: { search: boolean }): readonly Tool[] {
@@ -107,3 +40,5 @@ export function builtinRegistry(): ToolRegistry {
 export function callTool(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
   return builtinRegistry().call(name, params, ctx)
 }
+
+export { ToolRegistry }

@@ -68,3 +68,15 @@ export function defineTool<PS extends v.GenericSchema, RS extends v.GenericSchem
 }): Tool<v.InferOutput<PS>, v.InferOutput<RS>> {
   return tool as unknown as Tool<v.InferOutput<PS>, v.InferOutput<RS>>
 }
+
+/** An executor's tools as it uses them: the sandbox's globals, the model's declarations, the calls. */
+export interface ToolSet {
+  readonly names: readonly string[]
+  /** Tools that take several arguments (Tool.argNames). */
+  readonly spread: readonly string[]
+  /** The declarations the model sees. */
+  readonly dts: string
+  has(name: string): boolean
+  /** Validates the parameters and runs the tool. Rejects with ToolError carrying the tool's name. */
+  call(name: string, params: unknown, ctx: ToolContext): Promise<unknown>
+}

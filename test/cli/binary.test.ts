@@ -37,10 +37,13 @@ describe("the compiled binary, alone", () => {
     expect(await run(["--version"])).toEqual({ code: 0, stdout: `clanka ${pkg.version}\n`, stderr: "" })
   })
 
-  test("tools", async () => {
-    const result = await run(["tools"])
-    expect(result.code).toBe(0)
-    expect(result.stdout).toContain("declare function readFile(")
+  test("tools: the declarations rendered when it was built are the tools' own", async () => {
+    const { builtinToolsFor, ToolRegistry } = await import("../../src/tools/registry.ts")
+    for (const search of [true, false]) {
+      const result = await run(search ? ["tools"] : ["tools", "--no-search"])
+      expect(result).toEqual({ code: 0, stdout: `${new ToolRegistry(builtinToolsFor({ search })).dts}\n`, stderr: "" })
+      expect(result.stdout.includes("declare function search(")).toBe(search)
+    }
   })
 
   test("exec runs a script with tools, and a runaway one is stopped", async () => {

@@ -1,0 +1,44 @@
+import { expect, test } from "bun:test"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BuiltinTools } from "../../src/tools/builtin-tools.ts"
+import { builtinToolsFor, ToolRegistry } from "../../src/tools/registry.ts"
+import { ProcessRegistry } from "../../src/tools/processes.ts"
+import { TodoStore } from "../../src/tools/todos.ts"
+import { UNRESTRICTED, noSubagents } from "../../src/contract.ts"
+
+test("the built-in tools' names and declarations without their modules are those of the tools themselves", () => {
+  for (const search of [true, false]) {
+    const registry = new ToolRegistry(builtinToolsFor({ search }))
+    const builtin = new BuiltinTools(search)
+    expect({ names: builtin.names, spread: builtin.spread, dts: builtin.dts }).toEqual({ names: registry.names, spread: registry.spread, dts: registry.dts })
+    expect(builtin.has("search")).toBe(search)
+    expect(builtin.has("readFile")).toBe(true)
+    expect(builtin.has("nope")).toBe(false)
+  }
+})
+
+test("a call loads the tools and runs one; an unknown tool and bad parameters fail as the registry's do", async () => {
+  const directory = await mkdtemp(join(tmpdir(), "clanka-builtin-"))
+  try {
+    await writeFile(join(directory, "note.txt"), "hello\n")
+    const ctx = {
+      directory,
+      policy: UNRESTRICTED,
+      signal: new AbortController().signal,
+      onTaskComplete() {},
+      onSubagent: noSubagents,
+      agentCall: async () => undefined,
+      todos: new TodoStore(),
+      processes: new ProcessRegistry(),
+    }
+    const tools = new BuiltinTools(true)
+    expect(await tools.call("readFile", { path: "note.txt" }, ctx)).toBe("hello\n")
+    await expect(tools.call("nope", {}, ctx)).rejects.toThrow('unknown tool "nope"')
+    await expect(tools.call("readFile", 42, ctx)).rejects.toThrow("readFile: ")
+    expect((await tools.tools()).map((tool) => tool.name)).toEqual([...tools.names])
+  } finally {
+    await rm(directory, { recursive: true, force: true })
+  }
+})
