@@ -98,7 +98,11 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
 
 /** The sandbox function names, read from the declarations (works for remote executors too). */
 export function toolNamesFromDts(toolsDts: string): string[] {
-  const names = [...toolsDts.matchAll(/declare function (\w+)/g)].map((match) => match[1]!)
+  // exec() in a loop: matchAll's iterator costs a fresh process ~0.3 ms more, on the way to the
+  // first script.
+  const names: string[] = []
+  const declaration = /declare function (\w+)/g
+  for (let match = declaration.exec(toolsDts); match; match = declaration.exec(toolsDts)) names.push(match[1]!)
   // MCP servers' tools live under one global object (`declare const mcp: {…}`).
   return /^declare const mcp: /m.test(toolsDts) ? [...names, "mcp"] : names
 }

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EXECUTE_TOOL } from "../../src/contract.ts"
-import { buildSystemPrompt } from "../../src/agent/system-prompt.ts"
+import { buildSystemPrompt, toolNamesFromDts } from "../../src/agent/system-prompt.ts"
 import { LocalExecutor } from "../../src/executor/local.ts"
 
 const directory = mkdtempSync(join(tmpdir(), "clanka-prompt-"))
@@ -103,4 +103,11 @@ test("the fixed part of a request (system prompt and tool schema, without instru
     await executor.close()
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test("the tool names read from the declarations: every declared function, in order, and mcp when MCP tools are declared", () => {
+  const dts = "/** Reads. */\ndeclare function readFile(p: string): Promise<string>\ndeclare function taskComplete(summary: string): Promise<void>\n"
+  expect(toolNamesFromDts(dts)).toEqual(["readFile", "taskComplete"])
+  expect(toolNamesFromDts(`${dts}declare const mcp: {\n  git: { status(): Promise<unknown> }\n}\n`)).toEqual(["readFile", "taskComplete", "mcp"])
+  expect(toolNamesFromDts("")).toEqual([])
 })
