@@ -4,7 +4,7 @@
 // property a script could replace, like Function.prototype.call), and never throw into the realm.
 // What the worker calls back (`start`, `settle`, `fire`, …) is returned once, before the script
 // runs, and takes only primitives too.
-(function (bridge, makeInspect, makeEncoding, makeUrl, makeWeb, makeFetch) {
+(function (bridge) {
   "use strict"
   const g = globalThis
   const { apply } = Reflect
@@ -43,8 +43,12 @@
   const toolNames = parse(bridge.toolNames)
   const spread = parse(bridge.spread)
 
+  // The other parts of the realm (inspect, encoding, url, web, fetch), each a function of this
+  // realm's own that makes its API: compiled and run here at their first use.
+  const part = guard(bridge.part)
+
   let describer
-  const describeArguments = (args) => (describer ??= makeInspect(guard(bridge.peek), guard(bridge.peekStatus), format))(args)
+  const describeArguments = (args) => (describer ??= part("inspect")(guard(bridge.peek), guard(bridge.peekStatus), format))(args)
 
   // ── console ──
   /** Node's format; what needs no inspecting is joined here, the rest is formatted by the worker. */
@@ -339,10 +343,10 @@
   let urlApi
   let webApi
   let fetchApi
-  const encoding = () => (encodingApi ??= makeEncoding(guard(bridge.decode)))
-  const urls = () => (urlApi ??= makeUrl(guard(bridge.url), encoding()))
-  const web = () => (webApi ??= makeWeb(timerApi, encoding()))
-  const fetching = () => (fetchApi ??= makeFetch(guard(bridge.fetch), guard(bridge.abortFetch), { ...encoding(), ...urls(), ...web() }))
+  const encoding = () => (encodingApi ??= part("encoding")(guard(bridge.decode)))
+  const urls = () => (urlApi ??= part("url")(guard(bridge.url), encoding()))
+  const web = () => (webApi ??= part("web")(timerApi, encoding()))
+  const fetching = () => (fetchApi ??= part("fetch")(guard(bridge.fetch), guard(bridge.abortFetch), { ...encoding(), ...urls(), ...web() }))
   const lazy = {
     URL: urls, URLSearchParams: urls, TextEncoder: encoding, TextDecoder: encoding, atob: encoding, btoa: encoding,
     DOMException: encoding, structuredClone: web, AbortController: web, AbortSignal: web,
