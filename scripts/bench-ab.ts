@@ -2,8 +2,9 @@
 // The trivial task end to end with several builds, run in turns (in alternating order) so that a
 // busy machine weighs on all alike: bun scripts/bench-ab.ts OLD/clanka dist/clanka
 // (OFF=1: --sandbox off; BACKEND=landlock: --sandbox-backend landlock; N=runs). Prints each build's
-// wall median and minimum, and the median CPU time of a whole run (clanka and every process it
-// waited for: the executor, bwrap).
+// wall median and minimum, and the median CPU time the kernel reports for clanka's process
+// (resourceUsage: its own and that of the processes it waited for; a comparison between builds,
+// not an account: `perf record -a` attributes a run's CPU by process).
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
