@@ -2,9 +2,8 @@
 // realm's own code (realm/*.realm.js), and the bridge those globals call. Each bridge function
 // checks that its arguments are primitives, returns only primitives (or, `part`, a function the
 // realm's own code made), and never throws, so nothing of this thread is ever handed to the
-// script's realm. The realm's entry points, returned before
-// the script runs, are called with primitives only (and, for an unhandled rejection, the script's
-// own value).
+// script's realm. The realm's entry points, returned before the script runs, are called with
+// primitives only (and, for an unhandled rejection, the script's own value).
 import vm from "node:vm"
 import bootstrapText from "./realm/bootstrap.realm.js" with { type: "text" }
 import encodingText from "./realm/encoding.realm.js" with { type: "text" }
