@@ -47,11 +47,14 @@ export class LocalExecutor implements Executor {
   private readonly guard = new ProcessGuard()
   /** The MCP tools, once a capabilities request named MCP servers; `mcpUpdate` settles when they are in. */
   private mcp: ExecutorMcp | undefined
+  /** The built-in tools, when the executor was not handed its own: MCP tools are added to them. */
+  private readonly builtin: BuiltinTools | undefined
   private mcpUpdate: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: LocalExecutorOptions) {
     this.directory = resolve(options.directory)
-    this.tools = options.tools ? new ToolRegistry(options.tools) : new BuiltinTools(options.search !== false)
+    this.builtin = options.tools ? undefined : new BuiltinTools(options.search !== false)
+    this.tools = this.builtin ?? new ToolRegistry(options.tools!)
     this.policy = options.policy ?? UNRESTRICTED
     this.sandbox = new Sandbox(this.tools.names, this.tools.spread)
     this.slots = new ScriptSlots(options.maxScripts ?? defaultMaxScripts())
@@ -70,8 +73,8 @@ export class LocalExecutor implements Executor {
     const context = await gathered
     // The built-in tools' modules, needed by the first call, load once this answer is out, while
     // the worker starts.
-    const tools = this.tools
-    if (tools instanceof BuiltinTools) setTimeout(() => void tools.load().catch(() => {}), 0)
+    const builtin = this.builtin
+    if (builtin) setTimeout(() => void builtin.load().catch(() => {}), 0)
     return {
       toolsDts,
       agentsMd: context.agentsMd,
@@ -98,7 +101,7 @@ export class LocalExecutor implements Executor {
       if (Object.keys(request.mcpServers ?? {}).length > 0) this.guard.arm()
       this.mcp ??= new ExecutorMcp(this.directory, this.guard.env)
       if (!(await this.mcp.add(request))) return
-      const base = this.tools instanceof BuiltinTools ? await this.tools.tools() : (this.options.tools ?? [])
+      const base = this.builtin ? await this.builtin.tools() : this.options.tools!
       this.tools = new ToolRegistry([...base, ...this.mcp.tools], this.mcp.declarations)
       this.sandbox.setToolNames(this.tools.names, this.tools.spread)
     })

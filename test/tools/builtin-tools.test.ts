@@ -42,3 +42,21 @@ test("a call loads the tools and runs one; an unknown tool and bad parameters fa
     await rm(directory, { recursive: true, force: true })
   }
 })
+
+test("an executor with the built-in tools keeps them as agent-side MCP servers are added, one request after another", async () => {
+  const { LocalExecutor } = await import("../../src/executor/local.ts")
+  const directory = await mkdtemp(join(tmpdir(), "clanka-builtin-mcp-"))
+  const executor = new LocalExecutor({ directory })
+  try {
+    const tool = (server: string) => ({ server, name: "ping", inputSchema: { type: "object", properties: {} } })
+    const first = await executor.capabilities({ agentMcpTools: [tool("alpha")] })
+    const second = await executor.capabilities({ agentMcpTools: [tool("beta")] })
+    for (const caps of [first, second]) expect(caps.toolsDts).toContain("declare function readFile(")
+    expect(second.toolsDts).toContain("alpha")
+    expect(second.toolsDts).toContain("beta")
+    expect(executor.tools.has("readFile")).toBe(true)
+  } finally {
+    await executor.close()
+    await rm(directory, { recursive: true, force: true })
+  }
+})
