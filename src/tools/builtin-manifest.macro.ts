@@ -1,8 +1,7 @@
 // A macro: Bun runs it when it bundles (and when it transpiles the importing file from source)
 // and puts its result in the code. The built-in tools' names and declarations are then known
 // without loading the tools' modules (builtin-tools.ts).
-import { builtinToolsFor } from "./registry.ts"
-import { ToolRegistry } from "./tool-registry.ts"
+import { builtinRegistry } from "./registry.ts"
 
 export interface BuiltinManifest {
   names: string[]
@@ -12,7 +11,7 @@ export interface BuiltinManifest {
 
 export function builtinManifest(): { search: BuiltinManifest; noSearch: BuiltinManifest } {
   const manifest = (search: boolean): BuiltinManifest => {
-    const registry = new ToolRegistry(builtinToolsFor({ search }))
+    const registry = builtinRegistry(search)
     return { names: [...registry.names], spread: [...registry.spread], dts: registry.dts }
   }
   return { search: manifest(true), noSearch: manifest(false) }

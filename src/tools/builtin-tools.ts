@@ -28,7 +28,7 @@ export class BuiltinTools implements ToolSet {
   }
 
   load(): Promise<ToolRegistry> {
-    return (this.registry ??= import("./registry.ts").then(({ builtinToolsFor, ToolRegistry }) => new ToolRegistry(builtinToolsFor({ search: this.search }))))
+    return (this.registry ??= import("./registry.ts").then(({ builtinRegistry }) => builtinRegistry(this.search)))
   }
 
   async tools(): Promise<readonly Tool[]> {

@@ -30,10 +30,12 @@ export function builtinToolsFor(options: { search: boolean }): readonly Tool[] {
   return options.search ? builtinTools : builtinTools.filter((tool) => tool.name !== "search")
 }
 
-let builtin: ToolRegistry | undefined
-/** The registry of the built-in tools, made on first use. */
-export function builtinRegistry(): ToolRegistry {
-  return (builtin ??= new ToolRegistry(builtinTools))
+const builtin = new Map<boolean, ToolRegistry>()
+/** The registry of the built-in tools (without `search` when it is off), made on first use. */
+export function builtinRegistry(search = true): ToolRegistry {
+  let registry = builtin.get(search)
+  if (!registry) builtin.set(search, (registry = new ToolRegistry(builtinToolsFor({ search }))))
+  return registry
 }
 
 /** Calls a built-in tool (tests and benchmarks call tools without an executor). */
