@@ -51,12 +51,18 @@ const BOOTSTRAP = new vm.Script(`(${bootstrapText})`, { filename: "clanka:realm"
  * with the bootstrap cost a fresh worker ~1.3 ms more before its first script, which mostly uses
  * none of them.
  */
-const PARTS: Record<string, string> = { inspect: inspectText, encoding: encodingText, url: urlText, web: webText, fetch: fetchText }
-const parts = new Map<string, vm.Script>()
+const PARTS = new Map<string, string | vm.Script>([
+  ["inspect", inspectText],
+  ["encoding", encodingText],
+  ["url", urlText],
+  ["web", webText],
+  ["fetch", fetchText],
+])
 function partScript(name: string): vm.Script | undefined {
-  if (!Object.hasOwn(PARTS, name)) return undefined
-  let script = parts.get(name)
-  if (!script) parts.set(name, (script = new vm.Script(`(${PARTS[name]})`, { filename: "clanka:realm" })))
+  const part = PARTS.get(name)
+  if (typeof part !== "string") return part
+  const script = new vm.Script(`(${part})`, { filename: "clanka:realm" })
+  PARTS.set(name, script)
   return script
 }
 const URL_PARTS = ["href", "origin", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"] as const
