@@ -10,6 +10,7 @@
 import * as v from "valibot"
 import { ToolError } from "./errors.ts"
 import { toJsonSchema } from "./schema/to-json-schema.ts"
+import { SandboxBackends, SandboxModes } from "./sandbox-policy.ts"
 
 export {
   CancelledError,
@@ -59,33 +60,9 @@ export function scriptOf(input: unknown): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The sandbox policy an executor enforces (SPEC section 9: --sandbox, --network, --writable).
+// The sandbox policy an executor enforces (sandbox-policy.ts).
 
-export const SandboxModes = ["workspace-write", "read-only", "off"] as const
-export type SandboxMode = (typeof SandboxModes)[number]
-
-export interface SandboxPolicy {
-  /** workspace-write: writes only inside the workspace and `writable`; read-only: no writes; off: anything. */
-  mode: SandboxMode
-  /** Whether scripts may reach the network (loopback stays usable either way). */
-  network: boolean
-  /** Absolute paths of further writable roots (--writable), besides the workspace and /tmp. */
-  writable: readonly string[]
-  /** Bytes the sandbox's private /tmp may hold (--tmp-size; default 1 GiB). */
-  tmpSize?: number
-  /** Absolute paths of credential stores left visible to scripts (--readable); the rest are hidden. */
-  readable?: readonly string[]
-  /** The OS sandbox that enforces it (none when off, or for a library's in-process executor). */
-  backend?: SandboxBackend
-}
-
-/** The OS sandboxes: bubblewrap or Landlock with seccomp on Linux, sandbox-exec on macOS. */
-export const SandboxBackends = ["bwrap", "landlock", "sandbox-exec"] as const
-export type SandboxBackend = (typeof SandboxBackends)[number]
-
-/** No restriction: what a library user's LocalExecutor enforces unless told otherwise. */
-export const UNRESTRICTED: SandboxPolicy = { mode: "off", network: true, writable: [] }
-
+export { SandboxBackends, SandboxModes, UNRESTRICTED, type SandboxBackend, type SandboxMode, type SandboxPolicy } from "./sandbox-policy.ts"
 // ---------------------------------------------------------------------------------------------
 // Capabilities and the execute request, as they cross the wire (SPEC section 4).
 

@@ -3,7 +3,7 @@ import { config as spec } from "./commands.ts"
 import { loadConfig, userConfigPath } from "../config/load.ts"
 import { trustProjectFromEnv } from "../config/trust.ts"
 import { visible } from "../output/visible.ts"
-import { skippedServerLines } from "./trust.ts"
+import { skippedServerLines } from "./config-notices.ts"
 
 export default defineCommand({
   ...spec,

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
-import { SandboxModes } from "../contract.ts"
+import { SandboxModes } from "../sandbox-policy.ts"
 import { UsageError } from "../errors.ts"
 import type { SandboxRequest } from "../executor/os-sandbox.ts"
 import { type BackendRequest, BackendRequests } from "../executor/sandbox-backend.ts"

@@ -10,10 +10,10 @@
  * Values stay as written: `${VAR}` is expanded where a server starts (expand.ts), never here.
  */
 import { join, resolve } from "node:path"
-import { parseConfigFile, type SkippedServer } from "./parse-file.ts"
+import type { ParsedFile, SkippedServer } from "./parse-file.ts"
 import { readIfPresent, readProjectFiles } from "./project-files.ts"
 import type { Config } from "./schema.ts"
-import { isTrusted, trustKey } from "./trust.ts"
+import { trustKey } from "./trust-key.ts"
 
 export { projectDirectories } from "./project-files.ts"
 
@@ -81,12 +81,19 @@ export function loadConfig(directory: string, options: LoadOptions = {}): Loaded
   const projectFiles = readProjectFiles(directory)
   if (projectFiles.some((file) => file.content !== undefined)) {
     // The trust is decided on the bytes read above, before anything in them is used.
+    const { isTrusted } = require("./trust.ts") as typeof import("./trust.ts")
     const trust: FileTrust = options.trustProject || isTrusted(directory, projectFiles, env) ? "trusted" : "untrusted"
     for (const file of projectFiles) {
       if (file.content !== undefined && file.path !== user) layers.push({ path: file.path, kind: file.kind, content: file.content, trust })
     }
   }
-  const parsed = layers.map((layer) => ({ ...layer, ...parseConfigFile(layer.path, layer.kind, layer.content) }))
+  // The schemas (valibot) load only when there is a file to check: the agent reads its config
+  // before it starts its sandbox, and most runs have none.
+  const parsed: ((typeof layers)[number] & ParsedFile)[] = []
+  if (layers.length > 0) {
+    const { parseConfigFile } = require("./parse-file.ts") as typeof import("./parse-file.ts")
+    for (const layer of layers) parsed.push({ ...layer, ...parseConfigFile(layer.path, layer.kind, layer.content) })
+  }
   // What the trusted files alone give: an untrusted value may be as strict or stricter.
   const base: Config = {}
   for (const layer of parsed) if (layer.trust !== "untrusted") Object.assign(base, pick(layer.values, "sandbox", "network"))

@@ -26,9 +26,7 @@ const StdioServerEntrySchema = v.looseObject({
 
 export type McpServerConfig = ({ type?: "stdio" } & v.InferOutput<typeof StdioMcpServerSchema>) | HttpMcpServer
 
-export function isHttpServer(server: McpServerConfig): server is HttpMcpServer {
-  return server.type === "http" || server.type === "streamable-http"
-}
+export { isHttpServer } from "./server-kind.ts"
 
 /** One entry of `mcpServers`: HTTP when `type` says so, stdio otherwise (as in `.mcp.json`). */
 export const McpServerSchema = v.pipe(

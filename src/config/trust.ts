@@ -9,9 +9,11 @@ import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs
 import { dirname, join, resolve } from "node:path"
 import * as v from "valibot"
 import { UsageError } from "../errors.ts"
-import { realDirectory, stateDirectory, type Env } from "../session/store.ts"
-import { envFlag } from "../util/env-flag.ts"
+import { stateDirectory, type Env } from "../session/store.ts"
 import { fingerprint, readIfPresent, readProjectFiles, type ProjectFile } from "./project-files.ts"
+import { trustKey } from "./trust-key.ts"
+
+export { trustKey, trustProjectFromEnv } from "./trust-key.ts"
 
 const RecordSchema = v.object({ sha256: v.string(), files: v.array(v.string()), trustedAt: v.string() })
 const StoreSchema = v.object({ version: v.literal(1), projects: v.record(v.string(), RecordSchema) })
@@ -21,15 +23,6 @@ export function trustStorePath(env: Env = process.env): string {
   return join(stateDirectory(env), "trust.json")
 }
 
-/** `--trust-project` for every run of this shell: CLANKA_TRUST_PROJECT set to anything but empty, 0 or false. */
-export function trustProjectFromEnv(env: Env = process.env): boolean {
-  return envFlag(env.CLANKA_TRUST_PROJECT)
-}
-
-/** The directory a record is kept under: its real path (as given when it does not exist). */
-export function trustKey(directory: string): string {
-  return realDirectory(resolve(directory))
-}
 
 /** The recorded projects by directory; none when the store does not exist yet. */
 export function readTrustStore(env: Env = process.env): Record<string, TrustRecord> {

@@ -5,9 +5,10 @@
 import { realpathSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
-import { type Capabilities, type CapabilitiesRequest, ExecutorLostError, type Executor, type SandboxPolicy } from "../contract.ts"
-import { UsageError } from "../errors.ts"
+import type { Capabilities, CapabilitiesRequest, Executor, SandboxPolicy } from "../contract.ts"
+import { ExecutorLostError, UsageError } from "../errors.ts"
 import { executorEnv } from "./executor-env.ts"
+import { spawnExecutor } from "./executor-process.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
@@ -136,7 +137,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const { prepareSearchIndexDir } = await import("../tools/semantic/location.ts")
     prepareSearchIndexDir(workspace)
   }
-  const [{ RemoteExecutor }, { rememberedShell }] = await Promise.all([import("./remote.ts"), import("./probe-cache.ts")])
+  const { rememberedShell } = await import("./probe-cache.ts")
   // The shell's version this process remembered for the same bash: the executor need not run it.
   const version = rememberedShell()
   const shell = version === undefined ? {} : { [SHELL_VERSION_VARIABLE]: version }
@@ -145,21 +146,25 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     // Under either Linux backend a git directory's hooks, config or commondir a script made is removed.
     const protect = policy.mode === "workspace-write" && (policy.backend === "landlock" || policy.backend === "bwrap") ? await import("./landlock-protect.ts") : undefined
     let state: ProtectedState | undefined
-    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), (bound) =>
-      RemoteExecutor.start({
+    const env = { ...executorEnv(options.env), ...shell }
+    const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), async (bound) => {
+      // Spawned first: the protocol's modules load while the sandbox starts.
+      const spawned = spawnExecutor(bound.argv, env, bound.admit)
+      const { RemoteExecutor } = await import("./remote.ts")
+      return RemoteExecutor.start({
         argv: bound.argv,
-        ...(bound.admit ? { admit: bound.admit } : {}),
+        spawned,
         label: "the local executor",
         local: true,
-        env: { ...executorEnv(options.env), ...shell },
+        env,
         capabilitiesRequest: options.mcp,
         onSpawn: () => {
           // Taken while the executor starts: no script can run before it has answered.
           state = protect?.ProtectedState.take(workspace, policy.writable, { existing: policy.backend === "landlock" })
           options.onSpawn?.()
         },
-      }),
-    )
+      })
+    })
     return protect && state ? protect.keepProtectedPaths(executor, state, options.onWarning) : executor
   }
   for (let attempt = 1; ; attempt++) {

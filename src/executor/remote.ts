@@ -7,6 +7,7 @@ import type { Subprocess } from "bun"
 import * as v from "valibot"
 import { ClankaError } from "../errors.ts"
 import { fileSink } from "../protocol/bun-stdio.ts"
+import { type SpawnedExecutor, spawnExecutor } from "./executor-process.ts"
 import { ProtocolClient, RpcResponseError } from "../protocol/client.ts"
 import { ErrorCode, ExecuteResultSchema, type Output } from "../protocol/messages.ts"
 import { PROTOCOL_VERSION, VERSION } from "../version.ts"
@@ -51,6 +52,8 @@ export interface RemoteExecutorOptions {
   onSpawn?(): void
   /** Spawns argv with two more pipes (fds 3 and 4) and lets this finish before the handshake counts (process-bound.ts). */
   admit?(child: Subprocess): Promise<void>
+  /** argv spawned already (with `admit`, if any): the caller started it before loading this module. */
+  spawned?: SpawnedExecutor
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -130,18 +133,7 @@ export class RemoteExecutor implements Executor {
 
   /** Spawns the command and checks that it speaks our protocol version. */
   static async start(options: RemoteExecutorOptions): Promise<RemoteExecutor> {
-    // Bun's spawn: node:child_process takes ~5 ms of JavaScript before the process even starts.
-    let child: Subprocess<"pipe", "pipe", "pipe">
-    try {
-      const stdio: ["pipe", "pipe", "pipe", ..."pipe"[]] = options.admit ? ["pipe", "pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"]
-      child = Bun.spawn(options.argv, { stdio, env: options.env ?? process.env })
-    } catch (error) {
-      const program = options.argv[0]
-      const missing = (error as NodeJS.ErrnoException).code === "ENOENT"
-      throw new ExecutorLostError(missing ? `cannot run ${program}: not found; install it or check PATH` : `cannot run ${program}: ${errorMessage(error)}`)
-    }
-    // First, so that its helper starts beside bwrap.
-    const admitted = options.admit?.(child)
+    const { child, admitted } = options.spawned ?? spawnExecutor(options.argv, options.env, options.admit)
     const remote = new RemoteExecutor(options, child)
     try {
       options.onSpawn?.()
