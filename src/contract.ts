@@ -36,11 +36,16 @@ export const ExecuteInputSchema = v.object({
 const EXECUTE_DESCRIPTION =
   "Run a JavaScript program in the sandbox. The functions declared in the system prompt are async globals; what the program prints with console.log is returned to you."
 
+let executeInputJsonSchema: ReturnType<typeof toJsonSchema> | undefined
+
 /** The declaration the provider APIs take: name, description, JSON Schema of the input. */
 export const EXECUTE_TOOL = {
   name: EXECUTE_TOOL_NAME,
   description: EXECUTE_DESCRIPTION,
-  inputSchema: toJsonSchema(ExecuteInputSchema),
+  /** Rendered at first use: an executor, which loads this module before its first answer, never needs it. */
+  get inputSchema() {
+    return (executeInputJsonSchema ??= toJsonSchema(ExecuteInputSchema))
+  },
 }
 
 /**
