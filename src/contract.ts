@@ -68,6 +68,7 @@ export function scriptOf(input: unknown): string | undefined {
 // The sandbox policy an executor enforces (sandbox-policy.ts).
 
 export { SandboxBackends, SandboxModes, UNRESTRICTED, type SandboxBackend, type SandboxMode, type SandboxPolicy } from "./sandbox-policy.ts"
+
 // ---------------------------------------------------------------------------------------------
 // Capabilities and the execute request, as they cross the wire (SPEC section 4).
 

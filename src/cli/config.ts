@@ -1,7 +1,7 @@
 import { defineCommand } from "./define-command.ts"
 import { config as spec } from "./commands.ts"
 import { loadConfig, userConfigPath } from "../config/load.ts"
-import { trustProjectFromEnv } from "../config/trust.ts"
+import { trustProjectFromEnv } from "../config/trust-key.ts"
 import { visible } from "../output/visible.ts"
 import { skippedServerLines } from "./config-notices.ts"
 

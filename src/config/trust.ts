@@ -23,7 +23,6 @@ export function trustStorePath(env: Env = process.env): string {
   return join(stateDirectory(env), "trust.json")
 }
 
-
 /** The recorded projects by directory; none when the store does not exist yet. */
 export function readTrustStore(env: Env = process.env): Record<string, TrustRecord> {
   const path = trustStorePath(env)

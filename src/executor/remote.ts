@@ -50,9 +50,10 @@ export interface RemoteExecutorOptions {
   ping?: { intervalMs: number; timeoutMs: number }
   /** Told as soon as the process exists, before it has answered. */
   onSpawn?(): void
-  /** Spawns argv with two more pipes (fds 3 and 4) and lets this finish before the handshake counts (process-bound.ts). */
-  admit?(child: Subprocess): Promise<void>
-  /** argv spawned already (with `admit`, if any): the caller started it before loading this module. */
+  /**
+   * argv spawned already (executor-process.ts), by a caller that started it before loading this
+   * module; with its admission into a pids cgroup, which must finish before the handshake counts.
+   */
   spawned?: SpawnedExecutor
 }
 
@@ -133,7 +134,7 @@ export class RemoteExecutor implements Executor {
 
   /** Spawns the command and checks that it speaks our protocol version. */
   static async start(options: RemoteExecutorOptions): Promise<RemoteExecutor> {
-    const { child, admitted } = options.spawned ?? spawnExecutor(options.argv, options.env, options.admit)
+    const { child, admitted } = options.spawned ?? spawnExecutor(options.argv, options.env)
     const remote = new RemoteExecutor(options, child)
     try {
       options.onSpawn?.()
