@@ -5,9 +5,9 @@
  * uploaded binary under ~/.cache/clanka) are not among them.
  */
 import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { homedir } from "node:os"
 import { join } from "node:path"
 import { isUnder, realPath, seenInside } from "./sandbox-paths.ts"
+import { homeDirectory } from "../util/home.ts"
 
 /** Under HOME. */
 const HOME_STORES = [
@@ -28,7 +28,7 @@ const HOME_STORES = [
 
 /** Every credential store's path for this environment, existing or not. */
 export function credentialStores(env: Record<string, string | undefined> = process.env): string[] {
-  const home = env.HOME || homedir()
+  const home = homeDirectory(env)
   const paths = HOME_STORES.map((path) => join(home, path))
   const absolute = (value: string | undefined) => (value?.startsWith("/") ? value : undefined)
   const clankaHome = absolute(env.CLANKA_HOME)
@@ -91,7 +91,7 @@ export function hideCredentialStores(options: { readable: readonly string[]; kee
  * clanka's cache; /dev/null when that cannot be written.
  */
 function emptyFile(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
+  const cache = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homeDirectory(env), ".cache")
   const path = join(cache, "clanka", "empty")
   try {
     const info = lstatSync(path, { throwIfNoEntry: false })

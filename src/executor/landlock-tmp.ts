@@ -5,7 +5,6 @@
  * killed outright is removed by the next one.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { processAlive } from "../util/process-alive.ts"
 
@@ -17,7 +16,7 @@ let exitHook = false
 export function makePrivateTmp(): string {
   let dir: string | undefined
   // TMPDIR may name a directory this user cannot write (sudo, setpriv): /tmp then.
-  for (const base of [...new Set([tmpdir(), "/tmp"])]) {
+  for (const base of [...new Set([process.getBuiltinModule("node:os").tmpdir(), "/tmp"])]) {
     sweep(base)
     try {
       dir = mkdtempSync(join(base, `${PREFIX}${process.pid}-`))

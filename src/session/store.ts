@@ -5,11 +5,11 @@
  * stays fast with many long sessions.
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
-import { homedir, hostname } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { envFlag } from "../util/env-flag.ts"
 import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
+import { homeDirectory } from "../util/home.ts"
 
 export type Env = Record<string, string | undefined>
 
@@ -17,7 +17,7 @@ export type Env = Record<string, string | undefined>
 export function stateDirectory(env: Env = process.env): string {
   if (env.CLANKA_HOME) return env.CLANKA_HOME
   // A relative XDG path is invalid by the XDG spec and ignored, as for the search index's cache.
-  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(env.HOME || homedir(), ".local", "state")
+  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(homeDirectory(env), ".local", "state")
   return join(state, "clanka")
 }
 
@@ -90,7 +90,7 @@ function alive(pid: number, host: string): boolean {
 
 let cachedHost: string | undefined
 export function hostName(): string {
-  return (cachedHost ??= hostname())
+  return (cachedHost ??= process.getBuiltinModule("node:os").hostname())
 }
 
 /**

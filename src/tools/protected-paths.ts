@@ -6,8 +6,8 @@
  * which binds each existing one read-only). Paths are real paths (symlinks resolved).
  */
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs"
-import { homedir } from "node:os"
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { homeDirectory } from "../util/home.ts"
 
 /** The project files clanka itself reads, at the root of each writable root. */
 const CLANKA_FILES = ["clanka.json", ".mcp.json", ".clanka"]
@@ -108,7 +108,7 @@ function hooksPathDirs(root: string, gitDir: string): string[] {
     }
   }
   if (!value) return []
-  const dir = value.startsWith("~/") ? join(homedir(), value.slice(2)) : resolve(root, value)
+  const dir = value.startsWith("~/") ? join(homeDirectory(), value.slice(2)) : resolve(root, value)
   return basename(dir) === "_" ? [dir, dirname(dir)] : [dir]
 }
 

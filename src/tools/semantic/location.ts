@@ -2,11 +2,11 @@
 // directory per workspace (absolute path), so the OS sandbox can make exactly that one writable.
 // No bun:sqlite here: the sandbox set-up imports this at every start.
 import { mkdirSync } from "node:fs"
-import { homedir } from "node:os"
 import { basename, join } from "node:path"
+import { homeDirectory } from "../../util/home.ts"
 
 function searchCacheRoot(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), ".cache")
+  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(homeDirectory(env), ".cache")
   return join(cache, "clanka", "search")
 }
 
