@@ -47,7 +47,7 @@ export interface ConnectOptions {
   readable?: string[]
   /** Bytes the sandbox's /tmp may hold (--tmp-size). */
   tmpSize?: number
-  /** A local child's sandbox, as soon as it is known (before the child starts); not told when a bwrap that is to enforce it cannot start here. */
+  /** A local child's sandbox, once the child is spawned (before it has answered); not told when a bwrap that is to enforce it cannot start here. */
   onPolicy?(policy: SandboxPolicy): void
   /** Scripts the executor runs at once (--max-scripts; default: the executor's own). */
   maxScripts?: number
@@ -126,10 +126,14 @@ async function connect(options: ConnectOptions): Promise<Executor> {
   const writable = options.writable ?? []
   // No probe of bwrap first (it costs a run of bwrap): a start that fails in bwrap falls back.
   const { policy } = await resolveSandbox(request, options.network ?? false, writable, { probe: false, backend, tmpSize: options.tmpSize, readable: options.readable })
-  // The early first request is built for this sandbox: under bubblewrap only once it is known to
-  // start here (else the run falls back to Landlock below and the request would be made again).
-  if (options.onPolicy) {
-    const told = options.onPolicy
+  // The early first request is built for the first sandbox tried: under bubblewrap only once it
+  // is known to start here (else the run falls back to Landlock below and the request would be
+  // made again). Told once that sandbox is spawned: nothing before the spawn waits for the check.
+  let tell = options.onPolicy
+  const tellPolicy = (policy: SandboxPolicy) => {
+    const told = tell
+    tell = undefined
+    if (!told) return
     if (policy.backend === "bwrap") void bwrapStarts().then((starts) => starts && told(policy))
     else told(policy)
   }
@@ -150,6 +154,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), async (bound) => {
       // Spawned first: the protocol's modules load while the sandbox starts.
       const spawned = spawnExecutor(bound.argv, env, bound.admit)
+      tellPolicy(policy)
       const { RemoteExecutor } = await import("./remote.ts")
       return RemoteExecutor.start({
         argv: bound.argv,
