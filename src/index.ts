@@ -25,7 +25,8 @@ export {
   type ExecuteOptions,
   type Executor,
 } from "./contract.ts"
-export { builtinTools, ToolRegistry } from "./tools/registry.ts"
+export { builtinTools } from "./tools/registry.ts"
+export { ToolRegistry } from "./tools/tool-registry.ts"
 // Sessions: pass `session: SessionRecorder.create({…})` to createAgent to save a run; resume with
 // `history: historyOf(parseTranscript(text))` and `SessionRecorder.reopen(findSession(id))`.
 export { SessionRecorder, type SessionSink } from "./session/recorder.ts"

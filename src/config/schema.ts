@@ -26,8 +26,6 @@ const StdioServerEntrySchema = v.looseObject({
 
 export type McpServerConfig = ({ type?: "stdio" } & v.InferOutput<typeof StdioMcpServerSchema>) | HttpMcpServer
 
-export { isHttpServer } from "./server-kind.ts"
-
 /** One entry of `mcpServers`: HTTP when `type` says so, stdio otherwise (as in `.mcp.json`). */
 export const McpServerSchema = v.pipe(
   v.record(v.string(), v.unknown(), "a server is an object"),

@@ -13,8 +13,6 @@ import { stateDirectory, type Env } from "../session/store.ts"
 import { fingerprint, readIfPresent, readProjectFiles, type ProjectFile } from "./project-files.ts"
 import { trustKey } from "./trust-key.ts"
 
-export { trustKey, trustProjectFromEnv } from "./trust-key.ts"
-
 const RecordSchema = v.object({ sha256: v.string(), files: v.array(v.string()), trustedAt: v.string() })
 const StoreSchema = v.object({ version: v.literal(1), projects: v.record(v.string(), RecordSchema) })
 export type TrustRecord = v.InferOutput<typeof RecordSchema>

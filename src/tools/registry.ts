@@ -42,5 +42,3 @@ export function builtinRegistry(search = true): ToolRegistry {
 export function callTool(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
   return builtinRegistry().call(name, params, ctx)
 }
-
-export { ToolRegistry }

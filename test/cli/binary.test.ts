@@ -38,7 +38,7 @@ describe("the compiled binary, alone", () => {
   })
 
   test("tools: the declarations rendered when it was built are the tools' own", async () => {
-    const { builtinToolsFor, ToolRegistry } = await import("../../src/tools/registry.ts")
+    const [{ builtinToolsFor }, { ToolRegistry }] = await Promise.all([import("../../src/tools/registry.ts"), import("../../src/tools/tool-registry.ts")])
     for (const search of [true, false]) {
       const result = await run(search ? ["tools"] : ["tools", "--no-search"])
       expect(result).toEqual({ code: 0, stdout: `${new ToolRegistry(builtinToolsFor({ search })).dts}\n`, stderr: "" })
