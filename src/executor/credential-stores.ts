@@ -7,7 +7,7 @@
 import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { isUnder, realPath, seenInside } from "./sandbox-paths.ts"
-import { homeDirectory } from "../util/home.ts"
+import { cacheDirectory, homeDirectory } from "../util/home.ts"
 
 /** Under HOME. */
 const HOME_STORES = [
@@ -91,7 +91,7 @@ export function hideCredentialStores(options: { readable: readonly string[]; kee
  * clanka's cache; /dev/null when that cannot be written.
  */
 function emptyFile(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homeDirectory(env), ".cache")
+  const cache = cacheDirectory(env)
   const path = join(cache, "clanka", "empty")
   try {
     const info = lstatSync(path, { throwIfNoEntry: false })

@@ -3,11 +3,10 @@
 // No bun:sqlite here: the sandbox set-up imports this at every start.
 import { mkdirSync } from "node:fs"
 import { basename, join } from "node:path"
-import { homeDirectory } from "../../util/home.ts"
+import { cacheDirectory } from "../../util/home.ts"
 
 function searchCacheRoot(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith("/") ? env.XDG_CACHE_HOME : join(homeDirectory(env), ".cache")
-  return join(cache, "clanka", "search")
+  return join(cacheDirectory(env), "clanka", "search")
 }
 
 export function searchIndexDir(workspace: string, env: Record<string, string | undefined> = process.env): string {
