@@ -4,7 +4,6 @@ import { afterAll, beforeAll, expect, test } from "bun:test"
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LocalExecutor } from "../../../src/executor/local.ts"
-import { builtinToolsFor } from "../../../src/tools/registry.ts"
 import { closeIndexes, indexFor } from "../../../src/tools/semantic/index.ts"
 import { searchIndexDir } from "../../../src/tools/semantic/location.ts"
 import { temporaryDirectory } from "../../support/temp.ts"
@@ -70,7 +69,7 @@ test("a question in words finds the function that answers it, shown as path:star
   try {
     expect((await executor.capabilities()).supportsSearch).toBe(true)
     expect((await executor.capabilities()).toolsDts).toContain("declare function search(query: string, options?: {")
-    const without = new LocalExecutor({ directory: workspace, tools: builtinToolsFor({ search: false }) })
+    const without = new LocalExecutor({ directory: workspace, search: false })
     expect(await without.capabilities()).toMatchObject({ supportsSearch: false, toolsDts: expect.not.stringContaining("function search(") })
     await without.close()
     const out = await run(executor, 'console.log(await search("parse the http request headers", { limit: 1 }))')
