@@ -55,31 +55,34 @@ describe("the compiled binary, alone", () => {
     expect(runaway.stderr).toBe("clanka: the script failed: script timed out after 0.3 s and was stopped\n")
   })
 
-  test("config files: their schemas and the trust store load at the first file (not before the sandbox starts)", async () => {
+  test("config files, whose schemas and trust store load only when a file exists: untrusted, then trusted, then a broken one refused", async () => {
     // Apart from the binary's directory, whose listing another test counts.
     const project = await mkdtemp(join(tmpdir(), "clanka-alone-project-"))
     await writeFile(join(project, "clanka.json"), JSON.stringify({ model: "anthropic/claude-sonnet-4-5", network: true }))
     await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { "a.b": { command: "x" } } }))
-    const env = { CLANKA_HOME: join(project, ".state") }
-    const skipped = `clanka: ${join(project, ".mcp.json")}: skipped MCP server "a.b": server names are letters, digits, _ and - (they become mcp.<name> in scripts)\n`
-    const untrusted = await run(["config", "-C", project], env)
-    expect(untrusted).toEqual({
-      code: 0,
-      stdout: [
-        `# ${join(project, ".mcp.json")}: untrusted`,
-        `# ${join(project, "clanka.json")}: untrusted`,
-        `model = "anthropic/claude-sonnet-4-5"  # ${join(project, "clanka.json")}`,
-        `network = true  # ${join(project, "clanka.json")} (ignored: untrusted)`,
-        `# untrusted project files may only narrow (model, output, a stricter sandbox, network off); trust them with: clanka trust ${project}`,
-        "",
-      ].join("\n"),
-      stderr: skipped,
-    })
-    expect((await run(["trust", project], env)).code).toBe(0)
-    expect((await run(["config", "-C", project], env)).stdout).toStartWith(`# ${join(project, ".mcp.json")}: trusted\n# ${join(project, "clanka.json")}: trusted\n`)
-    await writeFile(join(project, "clanka.json"), '"model"')
-    expect(await run(["exec", "-C", project, "-e", "1"], env)).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, "clanka.json")}: expected a JSON object, found a string\n` })
-    await rm(project, { recursive: true, force: true })
+    try {
+      const env = { CLANKA_HOME: join(project, ".state") }
+      const skipped = `clanka: ${join(project, ".mcp.json")}: skipped MCP server "a.b": server names are letters, digits, _ and - (they become mcp.<name> in scripts)\n`
+      const untrusted = await run(["config", "-C", project], env)
+      expect(untrusted).toEqual({
+        code: 0,
+        stdout: [
+          `# ${join(project, ".mcp.json")}: untrusted`,
+          `# ${join(project, "clanka.json")}: untrusted`,
+          `model = "anthropic/claude-sonnet-4-5"  # ${join(project, "clanka.json")}`,
+          `network = true  # ${join(project, "clanka.json")} (ignored: untrusted)`,
+          `# untrusted project files may only narrow (model, output, a stricter sandbox, network off); trust them with: clanka trust ${project}`,
+          "",
+        ].join("\n"),
+        stderr: skipped,
+      })
+      expect((await run(["trust", project], env)).code).toBe(0)
+      expect((await run(["config", "-C", project], env)).stdout).toStartWith(`# ${join(project, ".mcp.json")}: trusted\n# ${join(project, "clanka.json")}: trusted\n`)
+      await writeFile(join(project, "clanka.json"), '"model"')
+      expect(await run(["exec", "-C", project, "-e", "1"], env)).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, "clanka.json")}: expected a JSON object, found a string\n` })
+    } finally {
+      await rm(project, { recursive: true, force: true })
+    }
   })
 
   test("run exports OpenTelemetry spans in both encodings (the SDK is in the binary, loaded only then)", async () => {
