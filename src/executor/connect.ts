@@ -157,11 +157,9 @@ async function connect(options: ConnectOptions): Promise<Executor> {
       tellPolicy(policy)
       const { RemoteExecutor } = await import("./remote.ts")
       return RemoteExecutor.start({
-        argv: bound.argv,
         spawned,
         label: "the local executor",
         local: true,
-        env,
         capabilitiesRequest: options.mcp,
         onSpawn: () => {
           // Taken while the executor starts: no script can run before it has answered.

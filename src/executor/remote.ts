@@ -31,15 +31,18 @@ import { seconds } from "../util/duration.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
 
-export interface RemoteExecutorOptions {
-  /** The command and its arguments, spawned without a shell. */
-  argv: string[]
+/**
+ * The process to speak to: argv to spawn (without a shell, in `env`, default this process's), or
+ * one spawned already (executor-process.ts) by a caller that started it before loading this
+ * module, with its admission into a pids cgroup, which must finish before the handshake counts.
+ */
+export type RemoteExecutorOptions = RemoteExecutorSettings & ({ argv: string[]; env?: Record<string, string | undefined> } | { spawned: SpawnedExecutor })
+
+interface RemoteExecutorSettings {
   /** How messages name the other side: a host for ssh, the command line otherwise. */
   label: string
   /** Set when argv runs the system ssh: failures are worded for ssh. */
   ssh?: { host: string; remoteBin: string }
-  /** The child's whole environment (default: this process's). */
-  env?: Record<string, string | undefined>
   /** The agent's own executor on this machine (in its sandbox): messages say "the local executor". */
   local?: boolean
   /** How long past a script's time limit to wait for its result (default 15 s). */
@@ -50,11 +53,6 @@ export interface RemoteExecutorOptions {
   ping?: { intervalMs: number; timeoutMs: number }
   /** Told as soon as the process exists, before it has answered. */
   onSpawn?(): void
-  /**
-   * argv spawned already (executor-process.ts), by a caller that started it before loading this
-   * module; with its admission into a pids cgroup, which must finish before the handshake counts.
-   */
-  spawned?: SpawnedExecutor
 }
 
 /** Queued console text above which reading from the executor waits for the consumer. */
@@ -134,7 +132,7 @@ export class RemoteExecutor implements Executor {
 
   /** Spawns the command and checks that it speaks our protocol version. */
   static async start(options: RemoteExecutorOptions): Promise<RemoteExecutor> {
-    const { child, admitted } = options.spawned ?? spawnExecutor(options.argv, options.env)
+    const { child, admitted } = "spawned" in options ? options.spawned : spawnExecutor(options.argv, options.env)
     const remote = new RemoteExecutor(options, child)
     try {
       options.onSpawn?.()
