@@ -24,7 +24,11 @@ const targets: Record<string, string> = {
 async function build(outfile: string, target?: string): Promise<void> {
   // Bytecode spares parsing at start-up; splitting keeps the modules that `--version` and `exec`
   // never load (model SDKs, the agent) out of the start path: 8 ms instead of 15 ms here.
-  const flags = ["--compile", "--minify", "--format=esm", "--bytecode", "--splitting", "--define", "CLANKA_COMPILED=true", ...(target ? [`--target=${target}`] : [])]
+  // A compiled Bun program would read the .env files and bunfig.toml of the directory it starts
+  // in: a repository's .env could point the model's base URL (with the user's key) anywhere and
+  // its bunfig.toml preload code into the agent. clanka reads neither (nor tsconfig or package.json).
+  const own = ["--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--no-compile-autoload-tsconfig", "--no-compile-autoload-package-json"]
+  const flags = ["--compile", "--minify", "--format=esm", "--bytecode", "--splitting", ...own, "--define", "CLANKA_COMPILED=true", ...(target ? [`--target=${target}`] : [])]
   await $`${process.execPath} build ${flags} ${entries} --outfile ${outfile}`.cwd(root).quiet()
   console.log(`built ${outfile.replace(root + "/", "")}`)
 }

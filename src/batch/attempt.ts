@@ -5,13 +5,7 @@
  */
 import { existsSync } from "node:fs"
 import { constants } from "node:os"
-import { join } from "node:path"
-import { compiledSelf } from "../executor/self-binary.ts"
-
-/** The argv that starts this clanka: the compiled binary, or bun with the entry script. */
-export function selfCommand(): string[] {
-  return compiledSelf() ? [process.execPath] : [process.execPath, join(import.meta.dir, "../cli/main.ts")]
-}
+import { selfCommand } from "../executor/self.ts"
 
 /**
  * On Linux the child is killed with this process (PR_SET_PDEATHSIG through util-linux's setpriv):

@@ -1,19 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { readdirSync } from "node:fs"
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { acp, startAcp } from "../support/acp-client.ts"
 import { ROOT } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
+import { hostileBunFiles, PROBE_SCRIPT } from "../support/hostile-bun-files.ts"
 import { spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
 
 // The release artefact must work alone: copied into an empty directory, with a bare environment.
 let dir: string
 let bin: string
 
-async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function run(args: string[], env: Record<string, string> = {}, cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
   const vars = Object.entries(env).map(([name, value]) => `${name}=${value}`)
-  const child = Bun.spawn(["env", "-i", "PATH=/usr/bin:/bin", ...vars, bin, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+  const child = Bun.spawn(["env", "-i", "PATH=/usr/bin:/bin", ...vars, bin, ...args], { cwd, stdout: "pipe", stderr: "pipe" })
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
   return { code, stdout, stderr }
 }
@@ -82,6 +84,26 @@ describe("the compiled binary, alone", () => {
       expect(await run(["exec", "-C", project, "-e", "1"], env)).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, "clanka.json")}: expected a JSON object, found a string\n` })
     } finally {
       await rm(project, { recursive: true, force: true })
+    }
+  })
+
+  test("started in a repository, neither the agent nor its executor reads its .env files or bunfig.toml", async () => {
+    // The model's base URL is a variable: a repository's .env that set it would get the user's key.
+    const server = await startFakeModel("openai-compatible", [{ blocks: [{ type: "execute", script: 'await taskComplete("sent")' }] }])
+    const project = await mkdtemp(join(tmpdir(), "clanka-alone-repository-"))
+    const files = hostileBunFiles(project, { OPENAI_BASE_URL: server.env.OPENAI_BASE_URL! })
+    try {
+      const env = { OPENAI_API_KEY: "the-users-key", XDG_STATE_HOME: process.env.XDG_STATE_HOME! }
+      expect(await run(["run", "-m", "openai-compatible/m", "go"], env, project)).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: "clanka: OPENAI_BASE_URL is not set: export the server's URL to use openai-compatible models (e.g. http://localhost:11434/v1)\n",
+      })
+      expect(server.requests).toEqual([])
+      expect(await run(["exec", "-e", PROBE_SCRIPT], {}, project)).toEqual({ code: 0, stdout: "unset unset\n", stderr: "" })
+      expect(readdirSync(project).sort()).toEqual(files)
+    } finally {
+      await Promise.all([server.close(), rm(project, { recursive: true, force: true })])
     }
   })
 
