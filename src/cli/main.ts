@@ -13,6 +13,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   const { landlockExec } = await import("../executor/landlock-exec.ts")
   process.exitCode = landlockExec(argv.slice(1))
 } else {
+  // The binary starts with JavaScriptCore's tier-up thresholds scaled up (scripts/build.ts): code
+  // that runs only while clanka starts stays in the interpreter instead of taking CPU to compile.
+  // A process still running a second later is working: normal thresholds from then on.
+  setTimeout(() => Bun.unsafe.setJITPolicy(1), 1000).unref()
   const { runCli } = await import("./cli.ts")
   process.exitCode = await runCli(argv)
   // Spans and metrics still pending go out before the exit, whatever the exit code; an export
