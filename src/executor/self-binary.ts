@@ -9,9 +9,6 @@ import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
 import { VERSION } from "../version.ts"
 
-// Set by scripts/build.ts for the compiled binary.
-declare const CLANKA_COMPILED: boolean | undefined
-
 /** The release targets as `bun scripts/build.ts --all` names them (`clanka-TARGET`). */
 export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"] as const
 
@@ -23,11 +20,6 @@ export interface Binary {
   sha256: string
   /** The directory name on the host: `VERSION-` and the first 16 hex digits of the SHA-256. */
   cacheName: string
-}
-
-/** This process's executable when it is the compiled clanka; from source there is none to copy. */
-export function compiledSelf(): string | undefined {
-  return typeof CLANKA_COMPILED !== "undefined" && CLANKA_COMPILED ? process.execPath : undefined
 }
 
 /** This machine's target name. */

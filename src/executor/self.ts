@@ -10,6 +10,11 @@ declare const CLANKA_COMPILED: boolean | undefined
  * the compiled binary is built not to (scripts/build.ts), and Bun is told so from source.
  */
 export function selfCommand(): string[] {
-  const compiled = typeof CLANKA_COMPILED !== "undefined" && CLANKA_COMPILED
-  return compiled ? [process.execPath] : [process.execPath, "--no-env-file", "--config=/dev/null", join(import.meta.dir, "../cli/main.ts")]
+  const compiled = compiledSelf()
+  return compiled ? [compiled] : [process.execPath, "--no-env-file", "--config=/dev/null", join(import.meta.dir, "../cli/main.ts")]
+}
+
+/** This process's executable when it is the compiled clanka; from source there is none to copy. */
+export function compiledSelf(): string | undefined {
+  return typeof CLANKA_COMPILED !== "undefined" && CLANKA_COMPILED ? process.execPath : undefined
 }

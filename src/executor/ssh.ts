@@ -10,7 +10,8 @@ import { maxScriptsFlag, noSearch } from "./connect.ts"
 import { shellQuote, type SshTarget } from "./ssh-target.ts"
 import { sandboxFlags } from "./os-sandbox.ts"
 import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.ts"
-import { binaryFor, compiledSelf, ownTarget } from "./self-binary.ts"
+import { binaryFor, ownTarget } from "./self-binary.ts"
+import { compiledSelf } from "./self.ts"
 import { type CachedBuild, launchCommand, uploadSelf } from "./upload.ts"
 
 /**
