@@ -5,8 +5,8 @@
  */
 import { createReadStream } from "node:fs"
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises"
-import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
+import { cacheDirectory } from "../util/home.ts"
 import { VERSION } from "../version.ts"
 
 /** The release targets as `bun scripts/build.ts --all` names them (`clanka-TARGET`). */
@@ -21,6 +21,7 @@ export interface Binary {
   /** The directory name on the host: `VERSION-` and the first 16 hex digits of the SHA-256. */
   cacheName: string
 }
+
 
 /** This machine's target name. */
 export function ownTarget(): string {
@@ -52,7 +53,7 @@ export async function binaryFor(self: string, target: string): Promise<Binary | 
  */
 async function digest(path: string, info: { ino: number; size: number; mtimeMs: number }, remember: boolean): Promise<string> {
   const key = `${path}\0${info.ino}\0${info.size}\0${info.mtimeMs}`
-  const memo = join(cacheHome(), "clanka", "self.sha256")
+  const memo = join(cacheDirectory(), "clanka", "self.sha256")
   if (remember) {
     const saved = await readFile(memo, "utf8").catch(() => "")
     const [savedKey, sha] = saved.split("\n")
@@ -68,8 +69,4 @@ async function digest(path: string, info: { ino: number; size: number; mtimeMs: 
       .catch(() => {})
   }
   return sha
-}
-
-function cacheHome(): string {
-  return process.env.XDG_CACHE_HOME || join(homedir(), ".cache")
 }
