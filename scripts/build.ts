@@ -27,11 +27,11 @@ async function build(outfile: string, target?: string): Promise<void> {
   // A compiled Bun program would read the .env files and bunfig.toml of the directory it starts
   // in: a repository's .env could point the model's base URL (with the user's key) anywhere and
   // its bunfig.toml preload code into the agent. clanka reads neither (nor tsconfig or package.json).
-  const own = ["--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--no-compile-autoload-tsconfig", "--no-compile-autoload-package-json"]
+  const noAutoload = ["--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", "--no-compile-autoload-tsconfig", "--no-compile-autoload-package-json"]
   // Each process's main thread starts with JavaScriptCore's tier-up thresholds ten times higher,
   // until src/cli/main.ts sets them back a second in (sandbox workers start normal): less CPU
   // spent compiling start-up code, on the path of every run (BENCHMARKS.md).
-  const flags = ["--compile", "--minify", "--format=esm", "--bytecode", "--splitting", "--compile-jit-policy=10", ...own, "--define", "CLANKA_COMPILED=true", ...(target ? [`--target=${target}`] : [])]
+  const flags = ["--compile", "--minify", "--format=esm", "--bytecode", "--splitting", "--compile-jit-policy=10", ...noAutoload, "--define", "CLANKA_COMPILED=true", ...(target ? [`--target=${target}`] : [])]
   await $`${process.execPath} build ${flags} ${entries} --outfile ${outfile}`.cwd(root).quiet()
   console.log(`built ${outfile.replace(root + "/", "")}`)
 }
