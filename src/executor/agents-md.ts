@@ -6,12 +6,14 @@
  *
  * Only a regular file whose real location is inside the repository (the chain's top directory) is
  * read: a cloned repository's `AGENTS.md -> /etc/passwd` (or ~/.ssh/id_ed25519) would otherwise
- * send that file to the model's provider; a FIFO would hang the start.
+ * send that file to the model's provider; a FIFO would hang the start. Nor one in a credential
+ * store (~/.ssh, ~/.npmrc, …): inside a home that is a repository those are inside it.
  */
 import { lstat, readFile, realpath, stat } from "node:fs/promises"
 import { isAbsolute, join, relative, sep } from "node:path"
 import type { InstructionsFile } from "../contract.ts"
 import { projectDirectories } from "../config/project-files.ts"
+import { credentialStoreOf } from "./credential-stores.ts"
 
 /** What all the files may hold together; farther files are cut first. */
 export const INSTRUCTIONS_MAX_CHARS = 64 * 1024
@@ -47,10 +49,9 @@ async function readOne(dir: string, top: string, directory: string): Promise<{ f
     if (!entry) continue
     const real = await realpath(path).catch(() => undefined)
     if (!real) return {}
-    if (!inside(top, real)) {
-      const what = entry.isSymbolicLink() ? `a symlink to ${real}` : `really ${real}`
-      return { warning: `${shown(path, directory)} is ${what}, outside the workspace; not read` }
-    }
+    const what = entry.isSymbolicLink() ? `a symlink to ${real}` : `really ${real}`
+    if (!inside(top, real)) return { warning: `${shown(path, directory)} is ${what}, outside the workspace; not read` }
+    if (credentialStoreOf(real)) return { warning: `${shown(path, directory)} is ${what}, a credential store the sandbox hides; not read` }
     if (!(await stat(real).catch(() => undefined))?.isFile()) return { warning: `${shown(path, directory)} is not a regular file; not read` }
     const text = await readFile(real, "utf8").catch(() => null)
     return text?.trim() ? { file: { path, text } } : {}

@@ -37,6 +37,19 @@ export function credentialStores(env: Record<string, string | undefined> = proce
   return paths
 }
 
+/**
+ * The credential store `real` (a real path) is or lies in, if any. What the sandbox hides from
+ * scripts must not reach the model another way: the agent reads a project's instructions files on
+ * the host, and a home that is a git repository puts ~/.ssh inside the repository.
+ */
+export function credentialStoreOf(real: string, env: Record<string, string | undefined> = process.env): string | undefined {
+  for (const store of credentialStores(env)) {
+    const path = realPath(store) ?? store
+    if (isUnder(real, path)) return path
+  }
+  return undefined
+}
+
 /** What the hiding decided: the bwrap arguments, and the directories now empty inside. */
 export interface Hidden {
   args: string[]

@@ -1,7 +1,7 @@
 // The instructions files share one budget: the nearest file (the most specific) is kept whole,
 // the farther ones are cut, and the user is told which.
 import { expect, test } from "bun:test"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { INSTRUCTIONS_MAX_CHARS, readInstructionsChain } from "../../src/executor/agents-md.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -17,4 +17,22 @@ test("past the budget the farthest AGENTS.md is cut, the nearest kept whole", as
   expect(files[1]!.text).toBe("n".repeat(1000))
   expect(files[0]!.text).toBe(`${"r".repeat(INSTRUCTIONS_MAX_CHARS - 1000)}\n[cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters]`)
   expect(warnings).toEqual([`../AGENTS.md was cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters`])
+})
+
+test("a file in a credential store is not read, also inside the repository (a home that is a git repository)", async () => {
+  const home = temporaryDirectory("clanka-agents-home-")
+  mkdirSync(join(home, ".git"))
+  mkdirSync(join(home, ".ssh"))
+  mkdirSync(join(home, "project"))
+  writeFileSync(join(home, ".ssh/id_ed25519"), "KEY-4410\n")
+  symlinkSync("../.ssh/id_ed25519", join(home, "project/AGENTS.md"))
+  const saved = process.env.HOME
+  process.env.HOME = home
+  try {
+    const { files, warnings } = await readInstructionsChain(join(home, "project"))
+    expect(files).toEqual([])
+    expect(warnings).toEqual([`AGENTS.md is a symlink to ${join(home, ".ssh/id_ed25519")}, a credential store the sandbox hides; not read`])
+  } finally {
+    process.env.HOME = saved
+  }
 })
