@@ -106,10 +106,15 @@ async function headBranch(dotGit: string): Promise<string | undefined> {
     const target = file.slice(7).trim()
     gitDir = isAbsolute(target) ? target : resolve(dirname(dotGit), target)
   }
-  const head = (await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "")).trim()
-  if (head.startsWith("ref: refs/heads/")) return head.slice(16)
+  // Only the first line, and only a name git could have made: the file is the repository's to
+  // write, and the branch goes into the system prompt (a newline would add lines of its own).
+  const head = (await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "")).split("\n")[0]!.trim()
+  if (head.startsWith("ref: refs/heads/")) return BRANCH_NAME.test(head.slice(16)) ? head.slice(16) : undefined
   return head ? "(detached HEAD)" : undefined
 }
+
+/** What git allows in a branch name, roughly: no control characters, spaces or ~^:?*[\ (git check-ref-format). */
+const BRANCH_NAME = /^[^\x00-\x20\x7f~^:?*[\\]+$/
 
 /**
  * A command's stdout, or undefined when it fails or outlives `timeoutMs`. Bun's own spawn: the
