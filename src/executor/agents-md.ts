@@ -9,11 +9,12 @@
  * send that file to the model's provider; a FIFO would hang the start. Nor one in a credential
  * store (~/.ssh, ~/.npmrc, …): inside a home that is a repository those are inside it.
  */
-import { lstat, readFile, realpath, stat } from "node:fs/promises"
+import { lstat, realpath } from "node:fs/promises"
 import { isAbsolute, join, relative, sep } from "node:path"
 import type { InstructionsFile } from "../contract.ts"
 import { projectDirectories } from "../config/project-files.ts"
 import { credentialStoreOf } from "./credential-stores.ts"
+import { readHead } from "../util/read-head.ts"
 
 /** What all the files may hold together; farther files are cut first. */
 export const INSTRUCTIONS_MAX_CHARS = 64 * 1024
@@ -52,8 +53,11 @@ async function readOne(dir: string, top: string, directory: string): Promise<{ f
     const what = entry.isSymbolicLink() ? `a symlink to ${real}` : `really ${real}`
     if (!inside(top, real)) return { warning: `${shown(path, directory)} is ${what}, outside the workspace; not read` }
     if (credentialStoreOf(real)) return { warning: `${shown(path, directory)} is ${what}, a credential store the sandbox hides; not read` }
-    if (!(await stat(real).catch(() => undefined))?.isFile()) return { warning: `${shown(path, directory)} is not a regular file; not read` }
-    const text = await readFile(real, "utf8").catch(() => null)
+    // As much as the budget can hold (a character is at most 4 bytes), from what the open really
+    // found: a huge file costs no memory past that, a FIFO swapped in meanwhile no wait.
+    const head = await readHead(real, INSTRUCTIONS_MAX_CHARS * 4).catch(() => undefined)
+    if (head === "not a file") return { warning: `${shown(path, directory)} is not a regular file; not read` }
+    const text = head?.bytes.toString("utf8")
     return text?.trim() ? { file: { path, text } } : {}
   }
   return {}

@@ -1,7 +1,7 @@
 // The instructions files share one budget: the nearest file (the most specific) is kept whole,
 // the farther ones are cut, and the user is told which.
 import { expect, test } from "bun:test"
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { INSTRUCTIONS_MAX_CHARS, readInstructionsChain } from "../../src/executor/agents-md.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -35,4 +35,19 @@ test("a file in a credential store is not read, also inside the repository (a ho
   } finally {
     process.env.HOME = saved
   }
+})
+
+// A script can leave a huge AGENTS.md (truncate -s 3G): only what the budget holds is read, not the
+// whole file into the memory of the agent and the executor (before, one of 3 GiB was dropped unread
+// with no word, one of 1 GiB took 1 GiB of memory).
+test("a huge AGENTS.md is read only as far as the budget, and cut with a warning", async () => {
+  const repo = temporaryDirectory("clanka-agents-huge-")
+  mkdirSync(join(repo, ".git"))
+  writeFileSync(join(repo, "AGENTS.md"), "Use tabs-9931.\n")
+  truncateSync(join(repo, "AGENTS.md"), 3 * 1024 ** 3)
+  const { files, warnings } = await readInstructionsChain(repo)
+  expect(files.length).toBe(1)
+  expect(files[0]!.text.startsWith("Use tabs-9931.\n")).toBe(true)
+  expect(files[0]!.text.endsWith(`\n[cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters]`)).toBe(true)
+  expect(warnings).toEqual([`AGENTS.md was cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters`])
 })
