@@ -56,7 +56,7 @@ async function readOne(dir: string, top: string, directory: string): Promise<{ f
     // As much as the budget can hold (a character is at most 4 bytes), from what the open really
     // found: a huge file costs no memory past that, a FIFO swapped in meanwhile no wait.
     const head = await readHead(real, INSTRUCTIONS_MAX_CHARS * 4).catch(() => undefined)
-    if (head === "not a file") return { warning: `${shown(path, directory)} is not a regular file; not read` }
+    if (head === "directory" || head === "not a file") return { warning: `${shown(path, directory)} is not a regular file; not read` }
     const text = head?.bytes.toString("utf8")
     return text?.trim() ? { file: { path, text } } : {}
   }

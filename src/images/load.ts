@@ -3,8 +3,7 @@
  * model's API takes, before any request: the format by magic bytes, the size in bytes, the size
  * in pixels. A failed check throws ImageError with one line for the user or the model.
  */
-import { constants } from "node:fs"
-import { open } from "node:fs/promises"
+import { readHead } from "../util/read-head.ts"
 import { FORMAT_NAMES, imageFacts, type ImageMediaType } from "./sniff.ts"
 
 /** The largest image any provider takes (OpenAI's 20 MB): the bound when no model's limit is known. */
@@ -39,10 +38,11 @@ export function formatBytes(bytes: number): string {
 
 /** Reads `path` (absolute) as an image within `limits`; `shown` is how messages name it. */
 export async function loadImageFile(path: string, shown: string, limits: ImageLimits): Promise<LoadedImage> {
-  let handle
+  let head
   try {
-    // Without waiting for a writer when it is a FIFO (refused below as not a regular file).
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    // From one descriptor, opened without waiting for a writer (a FIFO), and never more than an
+    // image may hold: procfs files say they are empty and read on (/proc/self/pagemap).
+    head = await readHead(path, limits.maxBytes)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === "ENOENT" || code === "ENOTDIR") throw new ImageError(`${shown} does not exist`)
@@ -50,22 +50,13 @@ export async function loadImageFile(path: string, shown: string, limits: ImageLi
     if (code === "EISDIR") throw new ImageError(`${shown} is a directory, not an image file`)
     throw new ImageError(`${shown} cannot be read: ${code ?? (error as Error).message}`)
   }
-  try {
-    const info = await handle.stat()
-    if (info.isDirectory()) throw new ImageError(`${shown} is a directory, not an image file`)
-    if (!info.isFile()) throw new ImageError(`${shown} is not a regular file`)
-    // Checked before reading: a huge file is refused without being read.
-    if (info.size > limits.maxBytes) {
-      throw new ImageError(`${shown} is ${formatBytes(info.size)}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
-    }
-    const bytes = new Uint8Array(await handle.readFile())
-    if (bytes.length > limits.maxBytes) {
-      throw new ImageError(`${shown} is ${formatBytes(bytes.length)}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
-    }
-    return checkImage(bytes, shown, limits)
-  } finally {
-    await handle.close()
+  if (head === "directory") throw new ImageError(`${shown} is a directory, not an image file`)
+  if (head === "not a file") throw new ImageError(`${shown} is not a regular file`)
+  if (head.more) {
+    const size = head.size > limits.maxBytes ? formatBytes(head.size) : `more than ${formatBytes(limits.maxBytes)}`
+    throw new ImageError(`${shown} is ${size}; the model takes images up to ${formatBytes(limits.maxBytes)}`)
   }
+  return checkImage(new Uint8Array(head.bytes.buffer, head.bytes.byteOffset, head.bytes.byteLength), shown, limits)
 }
 
 /** Checks bytes already in hand (an MCP tool's image) the same way. */

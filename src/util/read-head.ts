@@ -7,26 +7,35 @@
 import { constants } from "node:fs"
 import { open } from "node:fs/promises"
 
+const CHUNK = 64 * 1024
+
 export interface Head {
   bytes: Buffer
   /** The file holds more than `maxBytes`. */
   more: boolean
+  /** The size the file reports (procfs files say 0). */
+  size: number
 }
 
-/** The head of `path`; "not a file" when what it opened is no regular file. Open and read errors are thrown. */
-export async function readHead(path: string, maxBytes: number): Promise<Head | "not a file"> {
+/** The head of `path`, unless what it opened is a directory or another file that is not regular. Open and read errors are thrown. */
+export async function readHead(path: string, maxBytes: number): Promise<Head | "directory" | "not a file"> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
-    if (!(await handle.stat()).isFile()) return "not a file"
-    // One byte more than wanted tells whether there is more.
-    const buffer = Buffer.alloc(maxBytes + 1)
+    const info = await handle.stat()
+    if (!info.isFile()) return info.isDirectory() ? "directory" : "not a file"
+    // Read on past `maxBytes` to tell whether there is more. In whole chunks (some procfs files
+    // refuse a read of an odd size: /proc/self/pagemap, EINVAL), kept apart until the end.
+    const chunks: Buffer[] = []
     let length = 0
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
+    while (length <= maxBytes) {
+      const chunk = Buffer.alloc(CHUNK)
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, length)
       if (bytesRead === 0) break
+      chunks.push(chunk.subarray(0, bytesRead))
       length += bytesRead
     }
-    return { bytes: buffer.subarray(0, Math.min(length, maxBytes)), more: length > maxBytes }
+    const bytes = Buffer.concat(chunks, length)
+    return { bytes: bytes.subarray(0, Math.min(length, maxBytes)), more: length > maxBytes, size: info.size }
   } finally {
     await handle.close()
   }

@@ -26,3 +26,19 @@ test("readFile and readImage refuse a FIFO and a device at once, with one line",
     stderr: "",
   })
 })
+
+// procfs files call themselves regular and of size 0, yet /proc/self/pagemap reads on for
+// gigabytes: readImage took them whole (the script was stopped at the executor's memory cap after
+// ~20 s), and /proc/self/mem failed with "EIO: i/o error, read", naming no file.
+test("readImage reads no more of a file than an image may hold, and a read error names the file", async () => {
+  const calls = ['readImage({ path: "/proc/self/pagemap" })', 'readImage({ path: "/proc/self/mem" })']
+  const script = calls.map((call) => `console.log(await ${call}.then(() => "READ", (error) => error.message))`).join("\n")
+  const started = performance.now()
+  const result = await clanka(["exec", "--sandbox", "off", "-C", directory, "-e", script], { timeoutMs: 15_000, env: { CLANKA_SCRIPT_MEMORY_MB: "1024" } })
+  expect(result).toEqual({
+    code: 0,
+    stdout: ["readImage: /proc/self/pagemap is more than 20 MiB; the model takes images up to 20 MiB", "readImage: /proc/self/mem cannot be read: EIO", ""].join("\n"),
+    stderr: "",
+  })
+  expect(performance.now() - started).toBeLessThan(10_000)
+})
