@@ -3,12 +3,13 @@
  * beside it (scripts, references, templates), which the skill's instructions name and the model
  * reads or runs by the paths given here.
  */
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises"
+import { lstat, readdir, realpath, stat } from "node:fs/promises"
 import { dirname, join, relative } from "node:path"
 import * as v from "valibot"
 import type { SkillSummary } from "../contract.ts"
 import { inside } from "../executor/agents-md.ts"
 import { parseFrontMatter } from "./front-matter.ts"
+import { readHead } from "../util/read-head.ts"
 
 export const SkillSchema = v.object({
   name: v.string(),
@@ -30,7 +31,10 @@ const MAX_BODY_CHARS = 256 * 1024
 export async function loadSkill(summary: SkillSummary, boundary: string | undefined): Promise<Skill> {
   const real = await realpath(summary.path)
   if (boundary !== undefined && !inside(boundary, real)) throw new Error(`${summary.path} is outside the workspace`)
-  const body = skillBody(await readFile(real, "utf8"))
+  // No more than the body can give (front matter and 4 bytes a character): SKILL.md may be huge.
+  const head = await readHead(real, MAX_BODY_CHARS * 4 + 64 * 1024)
+  if (typeof head === "string") throw new Error(`${summary.path} is not a regular file`)
+  const body = skillBody(head.bytes.toString("utf8"))
   const folder = dirname(summary.path)
   const files = (await listFiles(folder, boundary)).filter((path) => path !== summary.path)
   return { name: summary.name, description: summary.description, body, path: summary.path, files }
