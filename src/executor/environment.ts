@@ -78,8 +78,12 @@ async function gitFacts(directory: string): Promise<Environment["git"] | undefin
   const root = repositoryRoot(directory)
   if (root === undefined) return undefined
   const dotGit = join(root, ".git")
-  // --no-optional-locks: never write the index (a read-only sandbox, a concurrent git).
-  const status = await run("git", ["--no-optional-locks", "status", "--porcelain=v1", "-b"], directory, GIT_STATUS_TIMEOUT_MS)
+  // --no-optional-locks: never write the index (a read-only sandbox, a concurrent git). The agent
+  // runs this on the host, outside the sandbox: no fsmonitor command of the repository's config,
+  // and no look inside submodules, whose git would run what theirs names (a repository a script
+  // added to the index).
+  const args = ["-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=dirty"]
+  const status = await run("git", args, directory, GIT_STATUS_TIMEOUT_MS)
   if (status !== undefined) {
     const lines = status.split("\n").filter(Boolean)
     const head = lines[0]?.startsWith("## ") ? lines.shift()!.slice(3) : ""

@@ -2,7 +2,7 @@
 // the branch still comes from HEAD.
 import { afterAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { GIT_STATUS_TIMEOUT_MS } from "../../src/executor/environment.ts"
@@ -67,5 +67,34 @@ test("when git refuses the directory, a HEAD that is not one branch name gives n
     }
   } finally {
     process.env.PATH = path
+  }
+})
+
+// The agent gathers these facts itself, on the host, to start its first request before the
+// sandboxed executor answers: its git must run nothing the repository's config or a nested
+// repository names (a tarball's .git/config, or a repository a script added to the index that a
+// killed run did not quarantine), as clanka's other git commands outside the sandbox do not.
+test("the facts' git status runs no fsmonitor command, the repository's or a submodule's", async () => {
+  const repo = join(base, "fsmonitor")
+  const marks = join(base, "fsmonitor-ran")
+  mkdirSync(repo)
+  const git = (cwd: string, ...args: string[]) => spawnSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always", ...args], { cwd })
+  git(repo, "init", "-q", "-b", "main")
+  const sub = join(repo, "sub")
+  mkdirSync(sub)
+  git(sub, "init", "-q")
+  writeFileSync(join(sub, "f"), "f\n")
+  git(sub, "add", "f")
+  git(sub, "commit", "-qm", "sub")
+  git(repo, "add", "sub")
+  writeFileSync(join(sub, "f"), "changed\n")
+  for (const dir of [repo, sub]) git(dir, "config", "core.fsmonitor", `echo ${dir} >> ${marks}; false`)
+  const executor = new LocalExecutor({ directory: repo })
+  try {
+    const caps = await executor.capabilities()
+    expect(caps.environment?.git?.branch).toBe("main")
+    expect(existsSync(marks) ? readFileSync(marks, "utf8") : "").toBe("")
+  } finally {
+    await executor.close()
   }
 })
