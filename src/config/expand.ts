@@ -6,6 +6,7 @@
 import { basename } from "node:path"
 import { UsageError } from "../errors.ts"
 import type { McpServerConfig } from "./schema.ts"
+import { rememberExpanded } from "./secret-values.ts"
 
 type Env = Record<string, string | undefined>
 
@@ -42,7 +43,10 @@ function expandVariables<T>(value: T, key: string[], env: Env): T {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, fallback: string | undefined) => {
       const found = env[name]
-      if (found !== undefined && found !== "") return found
+      if (found !== undefined && found !== "") {
+        rememberExpanded(name, found)
+        return found
+      }
       if (fallback !== undefined) return fallback
       throw new UnsetVariable(`${key.join(".")}: \${${name}} is not set; set the variable or give a default with \${${name}:-value}`)
     }) as T

@@ -14,6 +14,7 @@ import { ToolError } from "../errors.ts"
 import { registerAgentService } from "../tools/agent-services.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { McpConnection } from "./connection.ts"
+import { redactExpanded } from "../config/secret-values.ts"
 
 export interface AgentSideMcp {
   tools: AgentMcpTool[]
@@ -62,7 +63,7 @@ export async function connectAll(servers: ServerStart[], onClose?: () => void): 
         await connection.start(server.startupTimeoutSec)
         connections.set(server.name, connection)
       } catch (error) {
-        failures.push({ server: server.name, error: (server.explain ?? ((text: string) => text))(errorMessage(error)) })
+        failures.push({ server: server.name, error: redactExpanded((server.explain ?? ((text: string) => text))(errorMessage(error))) })
       }
     }),
   )

@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { ExecuteOptions } from "../contract.ts"
 import { ToolError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { redactExpanded } from "../config/secret-values.ts"
 import { VERSION } from "../version.ts"
 import { assignJsNames, type McpToolInfo } from "./declarations.ts"
 import { convertResult, type McpImages } from "./tools.ts"
@@ -81,7 +82,7 @@ export class McpConnection {
    * Images in the result go where the execute's `images` policy says.
    */
   async call(name: string, args: Record<string, unknown>, signal?: AbortSignal, images?: ExecuteOptions["images"]): Promise<unknown> {
-    if (this.gone) throw new ToolError(`the MCP server "${this.server}" is not running: it ${this.gone}${this.tail()}`)
+    if (this.gone) throw new ToolError(redactExpanded(`the MCP server "${this.server}" is not running: it ${this.gone}${this.tail()}`))
     let result
     let fail: ((error: Error) => void) | undefined
     const lost = new Promise<never>((_, reject) => this.inFlight.add((fail = reject)))
@@ -89,8 +90,9 @@ export class McpConnection {
       result = await Promise.race([this.client.callTool({ name, arguments: args }, undefined, { signal, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true }), lost])
     } catch (error) {
       if (signal?.aborted) throw error
-      if (this.gone) throw new ToolError(`the MCP server "${this.server}" ${this.gone} during the call${this.tail()}`)
-      throw new ToolError(errorMessage(error).replace(/^MCP error -?\d+: /, ""))
+      // Its message may quote what carries a token of the config (a URL, the server's last words).
+      if (this.gone) throw new ToolError(redactExpanded(`the MCP server "${this.server}" ${this.gone} during the call${this.tail()}`))
+      throw new ToolError(redactExpanded(errorMessage(error).replace(/^MCP error -?\d+: /, "")))
     } finally {
       this.inFlight.delete(fail!)
     }
