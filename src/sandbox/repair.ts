@@ -108,13 +108,22 @@ function applyChoices(
 export function repairScript(script: string): string {
   const stripped = stripFence(script)
   if (parses(stripped)) return stripped
-  return repairTargets(stripped, findTargets(stripped, false)) ?? repairTargets(stripped, findTargets(stripped, true)) ?? stripped
+  const deadline = performance.now() + REPAIR_BUDGET_MS
+  return repairTargets(stripped, findTargets(stripped, false), deadline) ?? repairTargets(stripped, findTargets(stripped, true), deadline) ?? stripped
 }
 
+/**
+ * How long repair may try. Each try parses the whole script, and the tries grow with the number
+ * of templates times their candidate ends: a long script with hundreds of broken templates took
+ * longer than the script's time limit (600 s by default) and came back as a time-out, not as the
+ * syntax error it is. Real repairs take milliseconds.
+ */
+const REPAIR_BUDGET_MS = 3_000
+
 /** The script with the targets' texts made literal, if some choice of their ends parses. */
-function repairTargets(script: string, found: Target[]): string | undefined {
+function repairTargets(script: string, found: Target[], deadline: number): string | undefined {
   const targets = found.filter((target) => target.candidates.length > 0)
-  if (targets.length === 0) return undefined
+  if (targets.length === 0 || performance.now() > deadline) return undefined
   // Start from the last candidate of each; then, target by target, take the first closing in
   // tryOrder that makes the whole script parse. A second pass settles earlier targets that
   // could not parse while a later one was still wrong.
@@ -124,6 +133,7 @@ function repairTargets(script: string, found: Target[]): string | undefined {
   for (let pass = 0; pass < 2; pass++) {
     targets.forEach((_, i) => {
       for (const candidate of orders[i]!) {
+        if (performance.now() > deadline) return
         const trial = choices.slice()
         trial[i] = candidate
         if (parses(applyChoices(script, targets, trial, keeps))) {
@@ -132,6 +142,7 @@ function repairTargets(script: string, found: Target[]): string | undefined {
         }
       }
     })
+    if (performance.now() > deadline) return undefined
     const repaired = applyChoices(script, targets, choices, keeps)
     if (parses(repaired)) return repaired
   }

@@ -109,3 +109,17 @@ describe("prepareScript", () => {
     expect(prepareScript("await taskComplete(`use `x``)")).toEqual({ script: "await taskComplete(`use \\`x\\``)", repaired: true, firstLine: 1 })
   })
 })
+
+// Repair tries ends for each broken template, each try parsing the whole script: hundreds of
+// broken templates made that run past the script's time limit, so the model got "timed out after
+// 600 s" instead of its syntax error. Repair gives up in time and the error comes at once.
+test("a long script with hundreds of broken templates fails with its syntax error, not a time-out", async () => {
+  const { clanka } = await import("../support/cli.ts")
+  const { temporaryDirectory } = await import("../support/temp.ts")
+  const lines = Array.from({ length: 400 }, (_, i) => `await writeFile({path: "o${i}.txt", content: \`a\` b \${ c \` d\`})\n`)
+  const script = `${lines.join("")}console.log(1) \``
+  const started = performance.now()
+  const result = await clanka(["exec", "--sandbox", "off", "--timeout", "40", "-C", temporaryDirectory("clanka-repair-budget-"), "-e", script], { timeoutMs: 45_000 })
+  expect(result.stderr).toStartWith("clanka: the script failed: SyntaxError: ")
+  expect(performance.now() - started).toBeLessThan(20_000)
+}, 50_000)
