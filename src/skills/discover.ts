@@ -8,12 +8,13 @@
  * A project's skills are instructions from the repository, as its AGENTS.md: only files whose real
  * location is inside the repository are read.
  */
-import { open, readdir, realpath, stat } from "node:fs/promises"
+import { readdir, realpath, stat } from "node:fs/promises"
 import { join, relative } from "node:path"
 import type { SkillSummary } from "../contract.ts"
 import { projectDirectories } from "../config/project-files.ts"
 import { inside } from "../executor/agents-md.ts"
 import { parseFrontMatter } from "./front-matter.ts"
+import { readHead } from "../util/read-head.ts"
 import { errorMessage } from "../util/error-message.ts"
 
 /** Where skills are looked for, and what their files' real paths must be inside (none for the user's own). */
@@ -72,7 +73,7 @@ async function skillsIn(dir: string, boundary: string | undefined): Promise<(Ski
 async function readSummary(path: string, folder: string, boundary: string | undefined): Promise<SkillSummary | string | undefined> {
   const checked = await checkSkillFile(path, boundary)
   if (checked === undefined || typeof checked === "string") return checked
-  const head = await readHead(checked.real).catch((error: unknown) => ({ error: errorMessage(error) }))
+  const head = await readSkillHead(checked.real).catch((error: unknown) => ({ error: errorMessage(error) }))
   if (typeof head !== "string") return `${path}: cannot read it: ${head.error}`
   const front = parseFrontMatter(head)
   const description = oneLine(front?.fields.description ?? "")
@@ -94,15 +95,11 @@ export async function checkSkillFile(path: string, boundary: string | undefined)
   return { real }
 }
 
-async function readHead(path: string): Promise<string> {
-  const handle = await open(path, "r")
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES)
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0)
-    return buffer.subarray(0, bytesRead).toString("utf8")
-  } finally {
-    await handle.close()
-  }
+/** The head of a SKILL.md, from what the open really found: one swapped for a FIFO meanwhile is not waited on. */
+async function readSkillHead(path: string): Promise<string> {
+  const head = await readHead(path, HEAD_BYTES)
+  if (typeof head === "string") throw new Error("not a regular file")
+  return head.bytes.toString("utf8")
 }
 
 function oneLine(text: string): string {
