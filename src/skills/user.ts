@@ -6,8 +6,9 @@
  * on any host can read and run them.
  */
 import { constants } from "node:fs"
-import { open, readlink, realpath } from "node:fs/promises"
-import { dirname } from "node:path"
+import { type FileHandle, open, readlink, realpath } from "node:fs/promises"
+import { dirname, join } from "node:path"
+import type { SkillSummary } from "../contract.ts"
 import * as v from "valibot"
 import { inside } from "../executor/agents-md.ts"
 import { findSkills, userSkillRoots } from "./discover.ts"
@@ -44,18 +45,32 @@ export async function answerUserSkill(configDir: string | undefined, params: unk
   const summary = skills.find((skill) => skill.name === name)
   const known = skills.map((skill) => skill.name)
   if (!summary) return { known }
-  const skill = await loadSkill(summary, undefined)
   // Only what really lives in the skill's folder crosses, maybe to another host: a symlink there
   // to a key file must not carry the key along. The folder may be a script's to change (a skill
-  // symlinked from a project being worked on): what counts is the file each read really opened.
-  const folder = await realpath(dirname(summary.path))
+  // symlinked from a project being worked on), the folder itself too (a link to ~/.ssh one moment,
+  // to the skill the next): so the folder is opened once, and every file is read through that
+  // descriptor and checked by what each read really opened.
+  const opened = await openFolder(dirname(summary.path))
+  if (!opened) return { known }
+  try {
+    const skill = await readSkillFiles(summary, opened)
+    return skill ? { known, skill } : { known }
+  } finally {
+    await opened.handle.close()
+  }
+}
+
+/** The skill's files from the opened folder; undefined when its SKILL.md is gone or is no skill. */
+async function readSkillFiles(summary: SkillSummary, opened: OpenFolder): Promise<NonNullable<UserSkillAnswer["skill"]> | undefined> {
+  const skill = await loadSkill({ ...summary, path: opened.through("SKILL.md") }, undefined)
   const files: { path: string; base64: string; executable: boolean }[] = []
   const left: string[] = []
   let bytes = 0
   let body = skill.body
-  for (const path of [summary.path, ...skill.files]) {
-    const isSkillMd = path === summary.path
-    const read = await readChecked(path, isSkillMd ? undefined : folder, USER_SKILL_MAX_BYTES - bytes)
+  for (const path of [opened.through("SKILL.md"), ...skill.files]) {
+    const isSkillMd = path === opened.through("SKILL.md")
+    const read = await readChecked(path, isSkillMd ? undefined : opened.real, USER_SKILL_MAX_BYTES - bytes)
+    if (read === undefined && isSkillMd) return undefined
     if (read === undefined) continue
     if (read === "large") {
       left.push(withinSkill(summary.path, path))
@@ -63,13 +78,37 @@ export async function answerUserSkill(configDir: string | undefined, params: unk
     }
     if (isSkillMd) {
       // SKILL.md may live elsewhere (a dotfiles link), but what was read must still be a skill.
-      if (!parseFrontMatter(read.content.toString("utf8"))?.fields.description) return { known }
+      if (!parseFrontMatter(read.content.toString("utf8"))?.fields.description) return undefined
       body = skillBody(read.content.toString("utf8"))
     }
     bytes += read.content.length
-    files.push({ path: withinSkill(summary.path, path), base64: read.content.toString("base64"), executable: read.executable })
+    files.push({ path: withinSkill(opened.through("SKILL.md"), path), base64: read.content.toString("base64"), executable: read.executable })
   }
-  return { known, skill: { name: skill.name, description: skill.description, body, files, ...(left.length ? { left } : {}) } }
+  return { name: skill.name, description: skill.description, body, files, ...(left.length ? { left } : {}) }
+}
+
+interface OpenFolder {
+  handle: FileHandle
+  /** Its real path when it was opened: what the files read must really be inside. */
+  real: string
+  /** `name` inside it: through the descriptor on Linux, so a folder swapped since is not followed. */
+  through(name: string): string
+}
+
+async function openFolder(path: string): Promise<OpenFolder | undefined> {
+  let handle: FileHandle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY)
+  } catch {
+    return undefined
+  }
+  const linux = process.platform === "linux"
+  const real = linux ? await readlink(`/proc/self/fd/${handle.fd}`).catch(() => "") : await realpath(path).catch(() => "")
+  if (!real) {
+    await handle.close()
+    return undefined
+  }
+  return { handle, real, through: (name) => (linux ? join(`/proc/self/fd/${handle.fd}`, name) : join(path, name)) }
 }
 
 /**
