@@ -5,13 +5,13 @@
  * instructions are the user's wherever the scripts run; the user's skills reach scripts through
  * `skill(name)` (skills/user.ts).
  */
-import { readFile, stat } from "node:fs/promises"
 import { join } from "node:path"
 import type { InstructionsFile, SkillSummary } from "../contract.ts"
 import { userConfigDir } from "../config/load.ts"
 import { INSTRUCTIONS_MAX_CHARS } from "../executor/agents-md.ts"
 import { findSkills, userSkillRoots } from "../skills/discover.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { readHead } from "../util/read-head.ts"
 
 export interface UserContext {
   /** The user's clanka directory; `skill(name)` looks for the user's skills there. */
@@ -29,10 +29,15 @@ export async function loadUserContext(dir: string | undefined = userConfigDir())
   const path = join(dir, "AGENTS.md")
   const warnings: string[] = []
   const [text, found] = await Promise.all([
-    stat(path).then(
-      (info) => (info.isFile() ? readFile(path, "utf8") : undefined),
-      () => undefined,
-    ).catch((error: unknown) => void warnings.push(`${path}: cannot read it: ${errorMessage(error)}`)),
+    // As far as the prompt takes it (4 bytes a character at most), from what the open found.
+    readHead(path, INSTRUCTIONS_MAX_CHARS * 4).then(
+      (head) => (typeof head === "string" ? undefined : head.bytes.toString("utf8")),
+      (error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== "ENOENT" && code !== "ENOTDIR") warnings.push(`${path}: cannot read it: ${errorMessage(error)}`)
+        return undefined
+      },
+    ),
     findSkills(userSkillRoots(dir)).catch((error: unknown) => ({ skills: [], warnings: [`${join(dir, "skills")}: ${errorMessage(error)}`] })),
   ])
   const cut = text && text.length > INSTRUCTIONS_MAX_CHARS ? `${text.slice(0, INSTRUCTIONS_MAX_CHARS)}\n[cut at ${INSTRUCTIONS_MAX_CHARS} characters]` : text
