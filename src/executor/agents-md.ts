@@ -14,6 +14,7 @@ import { isAbsolute, join, relative, sep } from "node:path"
 import type { InstructionsFile } from "../contract.ts"
 import { projectDirectories } from "../config/project-files.ts"
 import { credentialStoreOf } from "./credential-stores.ts"
+import { isUnder } from "./sandbox-paths.ts"
 import { readHead } from "../util/read-head.ts"
 
 /** What all the files may hold together; farther files are cut first. */
@@ -52,7 +53,9 @@ async function readOne(dir: string, top: string, directory: string): Promise<{ f
     if (!real) return {}
     const what = entry.isSymbolicLink() ? `a symlink to ${real}` : `really ${real}`
     if (!inside(top, real)) return { warning: `${shown(path, directory)} is ${what}, outside the workspace; not read` }
-    if (credentialStoreOf(real)) return { warning: `${shown(path, directory)} is ${what}, a credential store the sandbox hides; not read` }
+    // Unless the store holds the repository: the sandbox then leaves it visible too.
+    const store = credentialStoreOf(real)
+    if (store !== undefined && !isUnder(top, store)) return { warning: `${shown(path, directory)} is ${what}, a credential store the sandbox hides; not read` }
     // As much as the budget can hold (a character is at most 4 bytes), from what the open really
     // found: a huge file costs no memory past that, a FIFO swapped in meanwhile no wait.
     const head = await readHead(real, INSTRUCTIONS_MAX_CHARS * 4).catch(() => undefined)

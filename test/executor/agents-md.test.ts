@@ -51,3 +51,19 @@ test("a huge AGENTS.md is read only as far as the budget, and cut with a warning
   expect(files[0]!.text.endsWith(`\n[cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters]`)).toBe(true)
   expect(warnings).toEqual([`AGENTS.md was cut: the instructions files hold more than ${INSTRUCTIONS_MAX_CHARS} characters`])
 })
+
+test("an AGENTS.md in a credential store that holds the repository is read (the sandbox leaves that store visible)", async () => {
+  const home = temporaryDirectory("clanka-agents-store-")
+  const config = join(home, ".config/clanka")
+  mkdirSync(join(config, ".git"), { recursive: true })
+  writeFileSync(join(config, "AGENTS.md"), "Keep the config tidy.\n")
+  const saved = process.env.HOME
+  process.env.HOME = home
+  try {
+    const { files, warnings } = await readInstructionsChain(config)
+    expect(files).toEqual([{ path: join(config, "AGENTS.md"), text: "Keep the config tidy.\n" }])
+    expect(warnings).toEqual([])
+  } finally {
+    process.env.HOME = saved
+  }
+})
