@@ -83,7 +83,10 @@ async function gitFacts(directory: string): Promise<Environment["git"] | undefin
   // and no look inside submodules, whose git would run what theirs names (a repository a script
   // added to the index).
   const args = ["-c", "core.fsmonitor=false", "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=dirty"]
-  const status = await run("git", args, directory, GIT_STATUS_TIMEOUT_MS)
+  // Both within the one limit. A whole number: Bun kills at once on a fractional timeout.
+  const started = performance.now()
+  const off = await repositoryFilters(directory)
+  const status = await run("git", args, directory, Math.max(1, Math.round(GIT_STATUS_TIMEOUT_MS - (performance.now() - started))), off)
   if (status !== undefined) {
     const lines = status.split("\n").filter(Boolean)
     const head = lines[0]?.startsWith("## ") ? lines.shift()!.slice(3) : ""
@@ -92,6 +95,32 @@ async function gitFacts(directory: string): Promise<Environment["git"] | undefin
   // git is missing, refuses the directory or took too long: the branch still comes from HEAD.
   const branch = await headBranch(dotGit)
   return { root, ...(branch ? { branch } : {}) }
+}
+
+/**
+ * Config entries that turn off the filter drivers the repository's own config defines (`local`
+ * and `worktree` scope): git status runs a file's clean filter when the file's times differ from
+ * the index's, and a repository unpacked from an archive brings its .git/config along. Drivers of
+ * the user's own config (git-lfs) stay. As GIT_CONFIG_* variables: a driver's name may hold "=".
+ */
+async function repositoryFilters(directory: string): Promise<Record<string, string>> {
+  const listed = await run("git", ["config", "--show-scope", "-z", "--get-regexp", "^filter\\."], directory, GIT_STATUS_TIMEOUT_MS)
+  const names = new Set<string>()
+  const fields = (listed ?? "").split("\0")
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] !== "local" && fields[i] !== "worktree") continue
+    const key = fields[i + 1]!.split("\n")[0]!
+    names.add(key.slice("filter.".length, key.lastIndexOf(".")))
+  }
+  const keys = [...names].flatMap((name) => ["clean", "smudge", "process"].map((what) => `filter.${name}.${what}`))
+  // After the entries the environment may hold already.
+  const first = Number(process.env.GIT_CONFIG_COUNT) || 0
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(first + keys.length) }
+  keys.forEach((key, i) => {
+    env[`GIT_CONFIG_KEY_${first + i}`] = key
+    env[`GIT_CONFIG_VALUE_${first + i}`] = ""
+  })
+  return keys.length ? env : {}
 }
 
 /** The branch of `git status -b`'s first line: "main...origin/main [ahead 1]", "No commits yet on main", "HEAD (no branch)". */
@@ -124,9 +153,9 @@ const BRANCH_NAME = /^[^\x00-\x20\x7f~^:?*[\\]+$/
  * A command's stdout, or undefined when it fails or outlives `timeoutMs`. Bun's own spawn: the
  * first use of node:child_process costs an executor's start tens of milliseconds.
  */
-async function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<string | undefined> {
+async function run(command: string, args: string[], cwd: string, timeoutMs: number, env: Record<string, string> = {}): Promise<string | undefined> {
   try {
-    const child = Bun.spawn([command, ...args], { cwd, env: { ...process.env, LC_ALL: "C" }, stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: timeoutMs, killSignal: "SIGKILL" })
+    const child = Bun.spawn([command, ...args], { cwd, env: { ...process.env, LC_ALL: "C", ...env }, stdin: "ignore", stdout: "pipe", stderr: "ignore", timeout: timeoutMs, killSignal: "SIGKILL" })
     const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited])
     return code === 0 ? stdout : undefined
   } catch {

@@ -2,7 +2,7 @@
 // the branch still comes from HEAD.
 import { afterAll, expect, test } from "bun:test"
 import { spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { LocalExecutor } from "../../src/executor/local.ts"
 import { GIT_STATUS_TIMEOUT_MS } from "../../src/executor/environment.ts"
@@ -89,6 +89,33 @@ test("the facts' git status runs no fsmonitor command, the repository's or a sub
   git(repo, "add", "sub")
   writeFileSync(join(sub, "f"), "changed\n")
   for (const dir of [repo, sub]) git(dir, "config", "core.fsmonitor", `echo ${dir} >> ${marks}; false`)
+  const executor = new LocalExecutor({ directory: repo })
+  try {
+    const caps = await executor.capabilities()
+    expect(caps.environment?.git?.branch).toBe("main")
+    expect(existsSync(marks) ? readFileSync(marks, "utf8") : "").toBe("")
+  } finally {
+    await executor.close()
+  }
+})
+
+// Nor a filter command of the repository's own config (a repository unpacked from an archive, .git
+// and all): git status runs a file's clean filter when the file's times differ from the index's.
+test("the facts' git status runs no filter command of the repository's config", async () => {
+  const repo = join(base, "filters")
+  const marks = join(base, "filter-ran")
+  mkdirSync(repo)
+  const git = (...args: string[]) => spawnSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", ...args], { cwd: repo })
+  git("init", "-q", "-b", "main")
+  writeFileSync(join(repo, ".gitattributes"), "*.txt filter=one\n*.md filter=two.x=y\n")
+  writeFileSync(join(repo, "a.txt"), "a\n")
+  writeFileSync(join(repo, "b.md"), "b\n")
+  git("add", ".")
+  git("commit", "-qm", "files")
+  git("config", "filter.one.clean", `echo clean >> ${marks}; cat`)
+  git("config", "filter.two.x=y.process", `sh -c 'echo process >> ${marks}'`)
+  // Times that differ from the index's: git must look at the content, through the filter.
+  for (const file of ["a.txt", "b.md"]) utimesSync(join(repo, file), new Date(2020, 0, 1), new Date(2020, 0, 1))
   const executor = new LocalExecutor({ directory: repo })
   try {
     const caps = await executor.capabilities()
