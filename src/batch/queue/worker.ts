@@ -19,6 +19,7 @@ import { clankaKey, parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
 import type { JobOutcome, TaskJob, TaskProgress } from "./jobs.ts"
+import { checkJob } from "./job-check.ts"
 import { RateLimiter } from "./limiter.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
@@ -56,11 +57,19 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
   const redis = await openRedis(place)
   let gate: ModelGate | undefined
   if (options.rateLimit !== undefined) gate = startModelGate(new RateLimiter(redis, clankaKey(place, "model-requests"), options.rateLimit))
-  const { Worker, WaitingError } = await import("bullmq")
+  const { Worker, WaitingError, UnrecoverableError } = await import("bullmq")
   const stopping = new Set<AbortController>()
 
   const work = async (job: import("bullmq").Job<TaskJob, JobOutcome>, token?: string): Promise<JobOutcome> => {
-    const { task, batch, retries, agent } = job.data
+    let checked: TaskJob
+    try {
+      checked = checkJob(job.data)
+    } catch (error) {
+      log(`job ${visible(String(job.id))}: ${visible(errorMessage(error))}`)
+      // Failed for good, not tried again.
+      throw new UnrecoverableError(errorMessage(error))
+    }
+    const { task, batch, retries, agent } = checked
     const control = new BatchControl(redis, place, batch)
     const state = await control.state()
     if (state.stop === "interrupt") return { skipped: "interrupted" }

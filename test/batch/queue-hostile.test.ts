@@ -1,0 +1,119 @@
+// Jobs that someone else put on the queue: a worker runs only what a clanka batch may ask of it.
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { BUN, MAIN } from "../support/cli.ts"
+import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
+import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts"
+import { testbed } from "../session/helpers.ts"
+
+const available = redisAvailable()
+const { root, workspace, freshHome } = testbed("clanka-queue-hostile-")
+let redis: RedisServer
+let server: FakeServer | undefined
+const children: Bun.Subprocess[] = []
+
+beforeAll(async () => {
+  if (available) redis = await startRedis()
+})
+afterAll(async () => {
+  if (available) await redis.stop()
+})
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    child.kill("SIGTERM")
+    await child.exited
+  }
+  await server?.close()
+  server = undefined
+})
+
+let queues = 0
+const nextQueue = () => `hostile${++queues}`
+
+function startWorker(queue: string, env: Record<string, string>): { log: () => string } {
+  // In its directory, without -C (which --executor would refuse).
+  const child = Bun.spawn([BUN, MAIN, "worker", "--queue", redis.url(queue), "--concurrency", "1"], {
+    cwd: workspace,
+    env: { ...process.env, ...env, NO_COLOR: "1", CLANKA_QUEUE_LOCK_MS: "2000" },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "pipe",
+  })
+  children.push(child)
+  let said = ""
+  void (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of child.stderr) said += decoder.decode(chunk, { stream: true })
+  })()
+  return { log: () => said }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(50)
+  }
+}
+
+/** Puts `data` on the queue as a job, as another program with access to Redis could, and waits for its end. */
+async function foreignJob(queue: string, data: unknown): Promise<{ state: string; failedReason?: string; returnvalue?: any }> {
+  const { Queue } = await import("bullmq")
+  const port = { host: "127.0.0.1", port: redis.port }
+  const jobs = new Queue(queue, { connection: port })
+  try {
+    const job = await jobs.add("clanka-task", data as any)
+    let state = ""
+    await until(async () => ["completed", "failed"].includes((state = await job.getState())), "the job to end")
+    const done = (await jobs.getJob(job.id!))!
+    return { state, failedReason: done.failedReason, returnvalue: done.returnvalue }
+  } finally {
+    await jobs.close()
+  }
+}
+
+test.skipIf(!available)("a job cannot give the worker's runs executor or sandbox flags: it fails, nothing runs", async () => {
+  const queue = nextQueue()
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'await taskComplete("ran")' }] }])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: freshHome() }
+  const worker = startWorker(queue, env)
+  await until(() => worker.log().includes("waiting for tasks"), "the worker")
+  const marker = join(root, "pwned")
+  const job = await foreignJob(queue, {
+    batch: "b",
+    task: { id: "x", prompt: "hello", line: 1 },
+    agent: ["--executor", `sh -c 'touch ${marker}'`],
+    retries: 0,
+  })
+  expect(existsSync(marker)).toBe(false)
+  expect(job.state).toBe("failed")
+  expect(job.failedReason).toBe('not a clanka task: agent flag "--executor" is not one a batch gives its tasks')
+  expect(server.requests).toHaveLength(0)
+  expect(worker.log()).toContain('not a clanka task: agent flag "--executor"')
+}, 40_000)
+
+test.skipIf(!available)("malformed jobs fail one by one with the reason; the worker goes on to the next", async () => {
+  const queue = nextQueue()
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'await taskComplete("ran")' }] }])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: freshHome() }
+  const worker = startWorker(queue, env)
+  await until(() => worker.log().includes("waiting for tasks"), "the worker")
+  const task = { id: "t", prompt: "hello", line: 1 }
+  const cases: [unknown, string][] = [
+    ["a string", "the job's data is not an object"],
+    [{ batch: "b", task: { ...task, prompt: 5 }, agent: [], retries: 0 }, "prompt must be a string"],
+    [{ batch: "b", task: { ...task, sandbox: "off" }, agent: [], retries: 0 }, 'unknown key "sandbox" (a task has id, prompt, dir, ssh, model, maxBudgetUsd, maxTurns)'],
+    [{ batch: "b", task, agent: ["--network"], retries: 0 }, "agent is not a list of flags and values"],
+    [{ batch: "b", task, agent: ["--model", "anthropic/claude-sonnet-4-5", "--writable", "/"], retries: 0 }, 'agent flag "--writable" is not one a batch gives its tasks'],
+    [{ batch: "b", task, agent: [], retries: "many" }, "retries is not a whole number"],
+  ]
+  for (const [data, reason] of cases) {
+    const job = await foreignJob(queue, data)
+    expect(job).toMatchObject({ state: "failed", failedReason: `not a clanka task: ${reason}` })
+  }
+  expect(server.requests).toHaveLength(0)
+  // A well-formed one still runs.
+  const good = await foreignJob(queue, { batch: "b", task, agent: ["--system", "be brief"], retries: 0 })
+  expect(good).toMatchObject({ state: "completed", returnvalue: { result: { id: "t", exitCode: 0, summary: "ran" } } })
+}, 60_000)
