@@ -63,6 +63,7 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
   }
 
   let connection: AgentConnection | undefined
+  let loading: Promise<unknown> = Promise.resolve()
   const notify = (sessionId: string) => (update: SessionUpdate): Promise<void> => connection!.client.notify(acp.methods.client.session.update, { sessionId, update })
   const open = async (request: SessionRequest): Promise<AcpSession> => {
     checkCwd(request.cwd)
@@ -90,8 +91,14 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
       acp.methods.agent.session.load,
       guarded(async (params) => {
         if (!saving) throw acp.RequestError.invalidRequest(undefined, "sessions are not saved here (--no-session or CLANKA_NO_SESSION), so none can be loaded")
-        if (sessions.has(params.sessionId)) throw acp.RequestError.invalidRequest(undefined, `session ${params.sessionId} is open on this connection already`)
-        const loaded = await open({ cwd: params.cwd, mcpServers: params.mcpServers, load: params.sessionId })
+        // One load at a time: a load sees the sessions an earlier one opened (by then marked in
+        // use in their transcripts), so two loads of one session cannot both write it.
+        const turn = loading.then(async () => {
+          if (sessions.has(params.sessionId)) throw acp.RequestError.invalidRequest(undefined, `session ${params.sessionId} is open on this connection already`)
+          return await open({ cwd: params.cwd, mcpServers: params.mcpServers, load: params.sessionId })
+        })
+        loading = turn.catch(() => {})
+        const loaded = await turn
         // The client asked for this id: a unique prefix found it, the full id names it from now on.
         if (loaded.id !== params.sessionId) {
           sessions.delete(loaded.id)
