@@ -65,11 +65,21 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
   let connection: AgentConnection | undefined
   let loading: Promise<unknown> = Promise.resolve()
   const notify = (sessionId: string) => (update: SessionUpdate): Promise<void> => connection!.client.notify(acp.methods.client.session.update, { sessionId, update })
-  const open = async (request: SessionRequest): Promise<AcpSession> => {
+  // Sessions still starting when the connection ends: waited for, then closed with the others (an
+  // executor left open would keep clanka running after the editor has gone).
+  const opening = new Set<Promise<unknown>>()
+  let ended = false
+  const open = (request: SessionRequest): Promise<AcpSession> => {
     checkCwd(request.cwd)
-    const opened = await AcpSession.open(flags, request, user)
-    sessions.set(opened.id, opened)
-    return opened
+    const pending = AcpSession.open(flags, request, user).then(async (opened) => {
+      if (!ended) return (sessions.set(opened.id, opened), opened)
+      await opened.close()
+      throw new Error("the editor closed the connection")
+    })
+    const settled = pending.catch(() => {})
+    opening.add(settled)
+    void settled.then(() => opening.delete(settled))
+    return pending
   }
 
   const app = acp
@@ -131,6 +141,8 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
     await Promise.race([connection.closed, interrupt.received])
   } finally {
     // Every session's scripts, and the processes they started, end with the connection.
+    ended = true
+    await Promise.allSettled([...opening])
     await Promise.allSettled([...sessions.values()].map((each) => each.close()))
     connection.close()
     interrupt.dispose()

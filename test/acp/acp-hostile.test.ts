@@ -22,9 +22,9 @@ afterEach(async () => {
   server = undefined
 })
 
-async function start(turns: FakeTurn[], args: string[] = []): Promise<AcpEditor> {
+async function start(turns: FakeTurn[], args = ["--sandbox", "off"]): Promise<AcpEditor> {
   server = await startFakeModel("anthropic", turns)
-  editor = await startAcp(["--sandbox", "off", ...args], { env: { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: home, XDG_CONFIG_HOME: join(root, "xdg") } })
+  editor = await startAcp(args, { env: { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: home, XDG_CONFIG_HOME: join(root, "xdg") } })
   await editor.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION })
   return editor
 }
@@ -44,4 +44,25 @@ test("two session/loads of one session at once: one opens it, the other is refus
   // The one that opened it goes on.
   const opened = outcomes[0]!.status === "fulfilled" ? sessionId : sessionId.slice(0, 8)
   expect(await editor!.agent.request(acp.methods.agent.session.prompt, { sessionId: opened, prompt: [text("again")] })).toEqual({ stopReason: "end_turn" })
+})
+
+/** The processes whose command line names `path` (an executor started for that workspace). */
+function processesNaming(path: string): string[] {
+  const ps = Bun.spawnSync(["ps", "-eo", "args"]).stdout.toString()
+  return ps.split("\n").filter((line) => line.includes(path) && !line.includes("ps -eo"))
+}
+
+test("the editor closes stdin while a session/new is starting: clanka exits 0 and leaves no executor behind", async () => {
+  const place = join(root, "closing")
+  mkdirSync(place)
+  // In the OS sandbox where there is one (its processes are what must not be left).
+  await start([])
+  const opening = editor!.agent.request(acp.methods.agent.session.new, { cwd: place, mcpServers: [] }).catch(() => undefined)
+  // clanka has read the request and is starting the session's executor.
+  await Bun.sleep(100)
+  const closing = editor!
+  editor = undefined
+  expect(await closing.close()).toBe(0)
+  await opening
+  expect(processesNaming(place)).toEqual([])
 })
