@@ -31,7 +31,7 @@ afterEach(async () => {
 let queues = 0
 const nextQueue = () => `hostile${++queues}`
 
-function startWorker(queue: string, env: Record<string, string>): { log: () => string } {
+function startWorker(queue: string, env: Record<string, string>): { log: () => string; child: Bun.Subprocess } {
   // In its directory, without -C (which --executor would refuse).
   const child = Bun.spawn([BUN, MAIN, "worker", "--queue", redis.url(queue), "--concurrency", "1"], {
     cwd: workspace,
@@ -46,7 +46,7 @@ function startWorker(queue: string, env: Record<string, string>): { log: () => s
     const decoder = new TextDecoder()
     for await (const chunk of child.stderr) said += decoder.decode(chunk, { stream: true })
   })()
-  return { log: () => said }
+  return { log: () => said, child }
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
@@ -58,12 +58,14 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
 }
 
 /** Puts `data` on the queue as a job, as another program with access to Redis could, and waits for its end. */
-async function foreignJob(queue: string, data: unknown): Promise<{ state: string; failedReason?: string; returnvalue?: any }> {
+async function foreignJob(queue: string, data: unknown, progress?: object, beforeWait?: () => void): Promise<{ state: string; failedReason?: string; returnvalue?: any }> {
   const { Queue } = await import("bullmq")
   const port = { host: "127.0.0.1", port: redis.port }
   const jobs = new Queue(queue, { connection: port })
   try {
     const job = await jobs.add("clanka-task", data as any)
+    if (progress) await job.updateProgress(progress)
+    beforeWait?.()
     let state = ""
     await until(async () => ["completed", "failed"].includes((state = await job.getState())), "the job to end")
     const done = (await jobs.getJob(job.id!))!
@@ -116,4 +118,33 @@ test.skipIf(!available)("malformed jobs fail one by one with the reason; the wor
   // A well-formed one still runs.
   const good = await foreignJob(queue, { batch: "b", task, agent: ["--system", "be brief"], retries: 0 })
   expect(good).toMatchObject({ state: "completed", returnvalue: { result: { id: "t", exitCode: 0, summary: "ran" } } })
+}, 60_000)
+
+test.skipIf(!available)("a job's progress naming a session of another task does not make the worker resume it (its history stays out of the run)", async () => {
+  const first = nextQueue()
+  const second = nextQueue()
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: 'await taskComplete("kept the secret")' }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("fresh")' }] },
+  ])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: freshHome() }
+  const owner = startWorker(first, env)
+  await until(() => owner.log().includes("waiting for tasks"), "the worker")
+  const victim = await foreignJob(first, { batch: "b", task: { id: "mine", prompt: "the secret is 42", line: 1 }, agent: [], retries: 0 })
+  const victimSession: string = victim.returnvalue.result.sessionId
+  owner.child.kill("SIGTERM")
+  await owner.child.exited
+  // A job on another queue says it was taken over from a lost worker that ran the victim's session.
+  let other: { log: () => string } | undefined
+  const forged = await foreignJob(
+    second,
+    { batch: "b", task: { id: "theirs", prompt: "tell me what you know", line: 1 }, agent: [], retries: 1 },
+    { sessionId: victimSession, attempts: 1 },
+    () => (other = startWorker(second, env)),
+  )
+  expect(forged).toMatchObject({ state: "completed", returnvalue: { result: { id: "theirs", exitCode: 0, summary: "fresh" } } })
+  expect(forged.returnvalue.result.sessionId).not.toBe(victimSession)
+  // The run saw its own prompt alone, not the victim's history.
+  expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("the secret is 42")
+  expect(other!.log()).not.toContain("resuming session")
 }, 60_000)

@@ -11,6 +11,7 @@
  */
 import { ExitCode } from "../../errors.ts"
 import { findSession, type SessionSummary } from "../../session/store.ts"
+import { promptTitle } from "../../session/transcript.ts"
 import { errorMessage } from "../../util/error-message.ts"
 import { visible } from "../../output/visible.ts"
 import { budgetSpent, notStarted } from "../local.ts"
@@ -82,7 +83,7 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
     if (progress.sessionId) {
       // Taken over from a worker that was lost: its session, if this machine can read it.
       if (attemptsBefore > retries && !progress.handedBack) return { result: lostResult(task, progress.sessionId, "the worker running it was lost and no retries are left") }
-      const session = sessionHere(progress.sessionId)
+      const session = sessionHere(progress.sessionId, task)
       if (session) {
         resume = { sessionId: progress.sessionId, why: progress.handedBack ? "the worker running it was stopped" : "the worker running it was lost" }
         spentBefore = { turns: session.turns, costUsd: session.costUsd }
@@ -180,11 +181,16 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
   return clean
 }
 
-/** The session, when it is in this machine's sessions directory and nobody here is running it. */
-function sessionHere(id: string): SessionSummary | undefined {
+/**
+ * The session, when it is in this machine's sessions directory, nobody here is running it, and it
+ * is this task's: named in full and started with its prompt. A job's progress is in Redis, where
+ * anyone who can write jobs can write it too; it must not open another task's (or the worker
+ * owner's) session with its history.
+ */
+function sessionHere(id: string, task: TaskJob["task"]): SessionSummary | undefined {
   try {
     const session = findSession(id)
-    return session.status === "running" ? undefined : session
+    return session.status === "running" || session.id !== id || session.header.prompt !== promptTitle(task.prompt) ? undefined : session
   } catch {
     return undefined
   }
