@@ -49,7 +49,8 @@ export function checkTask(value: unknown): TaskSpec | string {
 export function parseTasks(text: string, source: string): Task[] {
   const tasks: Task[] = []
   const seen = new Map<string, number>()
-  const lines = text.split("\n")
+  // A byte-order mark (Windows editors save one) is not part of the first line.
+  const lines = text.replace(/^\uFEFF/, "").split("\n")
   for (const [index, raw] of lines.entries()) {
     const line = index + 1
     if (!raw.trim()) continue
