@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { BUN, MAIN } from "../support/cli.ts"
+import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts"
 import { testbed } from "../session/helpers.ts"
@@ -148,3 +148,19 @@ test.skipIf(!available)("a job's progress naming a session of another task does 
   expect(JSON.stringify(server.requests[1]!.body.messages)).not.toContain("the secret is 42")
   expect(other!.log()).not.toContain("resuming session")
 }, 60_000)
+
+test.skipIf(!available)("a Redis that refuses says why (a wrong password, a closed port), without the password; exit 1", async () => {
+  const own = await startRedis()
+  try {
+    own.cli("CONFIG", "SET", "requirepass", "right-pw")
+    const file = join(root, "one.jsonl")
+    await Bun.write(file, '{"prompt": "x"}\n')
+    const wrong = await clanka(["batch", "--queue", `redis://:wrong-pw@127.0.0.1:${own.port}/q`, file])
+    expect(wrong).toEqual({ code: 1, stdout: "", stderr: `clanka: cannot reach the queue's Redis at redis://127.0.0.1:${own.port}/q: WRONGPASS invalid username-password pair or user is disabled.\n` })
+    const worker = await clanka(["worker", "--queue", `redis://:wrong-pw@127.0.0.1:${own.port}/q`])
+    expect(worker).toEqual({ code: 1, stdout: "", stderr: `clanka: cannot reach the queue's Redis at redis://127.0.0.1:${own.port}/q: WRONGPASS invalid username-password pair or user is disabled.\n` })
+  } finally {
+    await own.stop()
+  }
+  expect((await clanka(["worker", "--queue", "redis://127.0.0.1:1/q"])).stderr).toBe("clanka: cannot reach the queue's Redis at redis://127.0.0.1:1/q: connect ECONNREFUSED 127.0.0.1:1\n")
+})
