@@ -109,6 +109,7 @@ test.skipIf(!available)("malformed jobs fail one by one with the reason; the wor
     [{ batch: "b", task, agent: ["--network"], retries: 0 }, "agent is not a list of flags and values"],
     [{ batch: "b", task, agent: ["--model", "anthropic/claude-sonnet-4-5", "--writable", "/"], retries: 0 }, 'agent flag "--writable" is not one a batch gives its tasks'],
     [{ batch: "b", task, agent: [], retries: "many" }, "retries is not a whole number"],
+    [{ batch: "\u001b]0;pwned\u0007", task, agent: [], retries: 0 }, "the batch id is not one clanka batch gives"],
   ]
   for (const [data, reason] of cases) {
     const job = await foreignJob(queue, data)

@@ -19,7 +19,8 @@ export function checkJob(data: unknown): TaskJob {
   const bad = (problem: string) => new BadJob(`not a clanka task: ${problem}`)
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw bad("the job's data is not an object")
   const { batch, task, agent, retries } = data as Record<string, unknown>
-  if (typeof batch !== "string" || batch === "") throw bad("no batch id")
+  // A batch id is a UUID: it names Redis keys and shows in the worker's log.
+  if (typeof batch !== "string" || !/^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/.test(batch)) throw bad("the batch id is not one clanka batch gives")
   if (!Number.isSafeInteger(retries) || (retries as number) < 0) throw bad("retries is not a whole number")
   if (!Array.isArray(agent) || agent.length % 2 !== 0 || !agent.every((word) => typeof word === "string")) throw bad("agent is not a list of flags and values")
   for (let index = 0; index < agent.length; index += 2) {
