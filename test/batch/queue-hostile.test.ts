@@ -165,3 +165,13 @@ test.skipIf(!available)("a Redis that refuses says why (a wrong password, a clos
   }
   expect((await clanka(["worker", "--queue", "redis://127.0.0.1:1/q"])).stderr).toBe("clanka: cannot reach the queue's Redis at redis://127.0.0.1:1/q: connect ECONNREFUSED 127.0.0.1:1\n")
 })
+
+test.skipIf(!available)("a job whose progress is not a worker's (a session id that is a number, attempts as text) starts the task afresh", async () => {
+  const queue = nextQueue()
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'await taskComplete("fresh")' }] }])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: freshHome() }
+  let worker: { log: () => string } | undefined
+  const job = await foreignJob(queue, { batch: "b", task: { id: "t", prompt: "hello", line: 1 }, agent: [], retries: 2 }, { sessionId: 42, attempts: "1" }, () => (worker = startWorker(queue, env)))
+  expect(job).toMatchObject({ state: "completed", returnvalue: { result: { id: "t", exitCode: 0, summary: "fresh", turns: 1 } } })
+  expect(worker!.log()).toContain('task "t": started')
+}, 60_000)

@@ -6,7 +6,7 @@
  */
 import { agentArgs } from "../../cli/commands.ts"
 import { checkTask } from "../tasks.ts"
-import type { TaskJob } from "./jobs.ts"
+import type { TaskJob, TaskProgress } from "./jobs.ts"
 
 export class BadJob extends Error {
   override name = "BadJob"
@@ -32,4 +32,15 @@ export function checkJob(data: unknown): TaskJob {
   if (typeof checked === "string") throw bad(checked)
   if (checked.id === undefined) throw bad("the task has no id")
   return { batch, task: { ...checked, id: checked.id, line: typeof line === "number" ? line : 0 }, agent: agent as string[], retries: retries as number }
+}
+
+/** A job's progress as a worker left it; what is not in that shape is passed over. */
+export function checkProgress(value: unknown): TaskProgress {
+  if (typeof value !== "object" || value === null) return {}
+  const { sessionId, attempts, handedBack } = value as Record<string, unknown>
+  return {
+    ...(typeof sessionId === "string" && /^[0-9a-f-]{36}$/.test(sessionId) ? { sessionId } : {}),
+    ...(Number.isSafeInteger(attempts) && (attempts as number) >= 0 ? { attempts: attempts as number } : {}),
+    ...(handedBack === true ? { handedBack } : {}),
+  }
 }

@@ -20,7 +20,7 @@ import { clankaKey, parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
 import type { JobOutcome, TaskJob, TaskProgress } from "./jobs.ts"
-import { checkJob } from "./job-check.ts"
+import { checkJob, checkProgress } from "./job-check.ts"
 import { RateLimiter } from "./limiter.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
@@ -76,7 +76,7 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
     if (state.stop === "interrupt") return { skipped: "interrupted" }
     if (state.capUsd !== undefined && state.spentUsd >= state.capUsd) return { result: notStarted(task, budgetSpent(state.spentUsd, state.capUsd, false)) }
 
-    const progress = (job.progress && typeof job.progress === "object" ? job.progress : {}) as TaskProgress
+    const progress = checkProgress(job.progress)
     const attemptsBefore = progress.attempts ?? 0
     let resume: { sessionId: string; why: string } | undefined
     let spentBefore: { turns: number; costUsd: number | null } | undefined
