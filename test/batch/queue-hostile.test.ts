@@ -175,3 +175,25 @@ test.skipIf(!available)("a job whose progress is not a worker's (a session id th
   expect(job).toMatchObject({ state: "completed", returnvalue: { result: { id: "t", exitCode: 0, summary: "fresh", turns: 1 } } })
   expect(worker!.log()).toContain('task "t": started')
 }, 60_000)
+
+test.skipIf(!available)("a queued batch given results that are not result lines prints a failed line for each task under its own id, and ends", async () => {
+  const queue = nextQueue()
+  const file = join(root, "three.jsonl")
+  await Bun.write(file, ["a", "b", "c"].map((id) => JSON.stringify({ id, prompt: id })).join("\n") + "\n")
+  const batch = Bun.spawn([BUN, MAIN, "batch", "--queue", redis.url(queue), file], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" })
+  children.push(batch)
+  // Something other than clanka worker answers the jobs.
+  const { Worker } = await import("bullmq")
+  const answers: unknown[] = [{ result: null }, { result: "done" }, { result: { id: "someone else", sessionId: null, exitCode: "0", costUsd: "lots", turns: 1, durationMs: 1, summary: null, error: 5 } }]
+  const other = new Worker(queue, async (job) => answers[Number(job.id!.split("-").at(-1))], { connection: { host: "127.0.0.1", port: redis.port } })
+  try {
+    expect(await batch.exited).toBe(1)
+  } finally {
+    await other.close()
+  }
+  const printed = (await new Response(batch.stdout).text()).trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(printed.sort((x, y) => x.id.localeCompare(y.id))).toEqual(
+    ["a", "b", "c"].map((id) => ({ id, sessionId: null, exitCode: 1, costUsd: 0, turns: 0, durationMs: 0, summary: null, error: "the queue gave up on the task: its worker's result is not a result line" })),
+  )
+  expect(await new Response(batch.stderr).text()).toMatch(/clanka batch: 0 of 3 tasks succeeded, 3 failed; \$0\.0000 in [\d.]+ s\n$/)
+}, 60_000)
