@@ -197,3 +197,26 @@ test.skipIf(!available)("a queued batch given results that are not result lines 
   )
   expect(await new Response(batch.stderr).text()).toMatch(/clanka batch: 0 of 3 tasks succeeded, 3 failed; \$0\.0000 in [\d.]+ s\n$/)
 }, 60_000)
+
+test.skipIf(!available)("a job that failed with a progress not a worker's is reported with the queue's reason", async () => {
+  const queue = nextQueue()
+  const file = join(root, "one-more.jsonl")
+  await Bun.write(file, '{"id": "a", "prompt": "a"}\n')
+  const batch = Bun.spawn([BUN, MAIN, "batch", "--queue", redis.url(queue), file], { env: { ...process.env, NO_COLOR: "1" }, stdout: "pipe", stderr: "pipe" })
+  children.push(batch)
+  const { Worker } = await import("bullmq")
+  const other = new Worker(
+    queue,
+    async (job) => {
+      await job.updateProgress({ sessionId: { not: "an id" } })
+      throw new Error("boom")
+    },
+    { connection: { host: "127.0.0.1", port: redis.port } },
+  )
+  try {
+    expect(await batch.exited).toBe(1)
+  } finally {
+    await other.close()
+  }
+  expect(JSON.parse(await new Response(batch.stdout).text())).toMatchObject({ id: "a", sessionId: null, exitCode: 1, error: "the queue gave up on the task: boom" })
+}, 60_000)

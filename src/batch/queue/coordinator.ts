@@ -10,7 +10,8 @@ import type { TaskResult } from "../run-task.ts"
 import type { Task } from "../tasks.ts"
 import { parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
-import { JOB_NAME, jobId, type JobOutcome, type TaskJob, type TaskProgress } from "./jobs.ts"
+import { checkProgress } from "./job-check.ts"
+import { JOB_NAME, jobId, type JobOutcome, type TaskJob } from "./jobs.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
 export interface QueuedBatch {
@@ -68,7 +69,7 @@ export async function enqueueAndCollect(batch: QueuedBatch): Promise<boolean> {
     const failed = async (job: string, reason: string) => {
       const task = pending.get(job)
       if (!task) return
-      const progressed = ((await queue.getJob(job).catch(() => undefined))?.progress ?? {}) as TaskProgress
+      const progressed = checkProgress((await queue.getJob(job).catch(() => undefined))?.progress)
       settle(job, { result: { ...emptyResult(task), sessionId: progressed.sessionId ?? null, error: `the queue gave up on the task: ${reason}` } })
     }
     events.on("active", ({ jobId: job }) => {
