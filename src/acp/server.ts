@@ -63,12 +63,23 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
   }
 
   let connection: AgentConnection | undefined
+  let loading: Promise<unknown> = Promise.resolve()
   const notify = (sessionId: string) => (update: SessionUpdate): Promise<void> => connection!.client.notify(acp.methods.client.session.update, { sessionId, update })
-  const open = async (request: SessionRequest): Promise<AcpSession> => {
+  // Sessions still starting when the connection ends: waited for, then closed with the others (an
+  // executor left open would keep clanka running after the editor has gone).
+  const opening = new Set<Promise<unknown>>()
+  let ended = false
+  const open = (request: SessionRequest): Promise<AcpSession> => {
     checkCwd(request.cwd)
-    const opened = await AcpSession.open(flags, request, user)
-    sessions.set(opened.id, opened)
-    return opened
+    const pending = AcpSession.open(flags, request, user).then(async (opened) => {
+      if (!ended) return (sessions.set(opened.id, opened), opened)
+      await opened.close()
+      throw new Error("the editor closed the connection")
+    })
+    const settled = pending.catch(() => {})
+    opening.add(settled)
+    void settled.then(() => opening.delete(settled))
+    return pending
   }
 
   const app = acp
@@ -90,8 +101,14 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
       acp.methods.agent.session.load,
       guarded(async (params) => {
         if (!saving) throw acp.RequestError.invalidRequest(undefined, "sessions are not saved here (--no-session or CLANKA_NO_SESSION), so none can be loaded")
-        if (sessions.has(params.sessionId)) throw acp.RequestError.invalidRequest(undefined, `session ${params.sessionId} is open on this connection already`)
-        const loaded = await open({ cwd: params.cwd, mcpServers: params.mcpServers, load: params.sessionId })
+        // One load at a time: a load sees the sessions an earlier one opened (by then marked in
+        // use in their transcripts), so two loads of one session cannot both write it.
+        const turn = loading.then(async () => {
+          if (sessions.has(params.sessionId)) throw acp.RequestError.invalidRequest(undefined, `session ${params.sessionId} is open on this connection already`)
+          return await open({ cwd: params.cwd, mcpServers: params.mcpServers, load: params.sessionId })
+        })
+        loading = turn.catch(() => {})
+        const loaded = await turn
         // The client asked for this id: a unique prefix found it, the full id names it from now on.
         if (loaded.id !== params.sessionId) {
           sessions.delete(loaded.id)
@@ -124,6 +141,8 @@ export async function serveAcp(flags: AcpFlags, io: AcpIo = { input: Bun.stdin.s
     await Promise.race([connection.closed, interrupt.received])
   } finally {
     // Every session's scripts, and the processes they started, end with the connection.
+    ended = true
+    await Promise.allSettled([...opening])
     await Promise.allSettled([...sessions.values()].map((each) => each.close()))
     connection.close()
     interrupt.dispose()

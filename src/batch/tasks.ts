@@ -36,11 +36,21 @@ export interface Task extends Omit<TaskSpec, "id"> {
   line: number
 }
 
+/** A task as written (a line of the file, a job on the queue), or what is wrong with it. */
+export function checkTask(value: unknown): TaskSpec | string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "a task is a JSON object with a prompt"
+  const parsed = v.safeParse(TaskSchema, value)
+  if (!parsed.success) return parsed.issues[0].message
+  if (parsed.output.dir !== undefined && parsed.output.ssh !== undefined) return "dir and ssh both say where the task runs; give one"
+  return parsed.output
+}
+
 /** The tasks of a JSONL text; `source` names it in errors. */
 export function parseTasks(text: string, source: string): Task[] {
   const tasks: Task[] = []
   const seen = new Map<string, number>()
-  const lines = text.split("\n")
+  // A byte-order mark (Windows editors save one) is not part of the first line.
+  const lines = text.replace(/^\uFEFF/, "").split("\n")
   for (const [index, raw] of lines.entries()) {
     const line = index + 1
     if (!raw.trim()) continue
@@ -51,11 +61,8 @@ export function parseTasks(text: string, source: string): Task[] {
     } catch (error) {
       throw bad(`not JSON: ${(error as Error).message}`)
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad("a task is a JSON object with a prompt")
-    const parsed = v.safeParse(TaskSchema, value)
-    if (!parsed.success) throw bad(parsed.issues[0].message)
-    const spec = parsed.output
-    if (spec.dir !== undefined && spec.ssh !== undefined) throw bad("dir and ssh both say where the task runs; give one")
+    const spec = checkTask(value)
+    if (typeof spec === "string") throw bad(spec)
     const id = spec.id ?? line
     // Results and --skip-done find a task by its id: two tasks cannot share one.
     const key = String(id)

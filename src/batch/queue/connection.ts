@@ -23,8 +23,9 @@ export interface QueuePlace {
 }
 
 export function parseQueueUrl(value: string): QueuePlace {
-  // The message goes to logs: a password in the URL (redis://:PASSWORD@HOST) is left out.
-  const written = value.replace(/^([^/]*\/\/[^/@:]*):[^@/]*@/, "$1:…@")
+  // The message goes to logs: a password in the URL (redis://:PASSWORD@HOST) is left out, up to
+  // the last @ (a password written unencoded may hold @ or /; a host and a queue name cannot).
+  const written = value.replace(/^([^/]*\/\/[^/@:]*):.*@/, "$1:…@")
   const refuse = (problem: string) => new UsageError(`--queue ${JSON.stringify(written)}: ${problem}; give redis://HOST:PORT/NAME`)
   let url: URL
   try {

@@ -10,7 +10,8 @@ import type { TaskResult } from "../run-task.ts"
 import type { Task } from "../tasks.ts"
 import { parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
-import { JOB_NAME, jobId, type JobOutcome, type TaskJob, type TaskProgress } from "./jobs.ts"
+import { checkProgress } from "./job-check.ts"
+import { JOB_NAME, jobId, type JobOutcome, type TaskJob } from "./jobs.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
 export interface QueuedBatch {
@@ -57,16 +58,18 @@ export async function enqueueAndCollect(batch: QueuedBatch): Promise<boolean> {
       if (!task) return
       pending.delete(job)
       if ("result" in outcome) {
-        batch.print(outcome.result)
-        progress.spend(outcome.result.costUsd ?? 0)
-        progress.finish(outcome.result, active.has(job))
+        // A worker's word, through Redis: its line is printed only in the shape of one, under this task's id.
+        const result = checkResult(outcome.result, task.id) ?? { ...emptyResult(task), error: "the queue gave up on the task: its worker's result is not a result line" }
+        batch.print(result)
+        progress.spend(result.costUsd ?? 0)
+        progress.finish(result, active.has(job))
       } else if (active.has(job)) progress.finish({ ...emptyResult(task), exitCode: ExitCode.interrupted }, true)
       if (pending.size === 0) wake()
     }
     const failed = async (job: string, reason: string) => {
       const task = pending.get(job)
       if (!task) return
-      const progressed = ((await queue.getJob(job).catch(() => undefined))?.progress ?? {}) as TaskProgress
+      const progressed = checkProgress((await queue.getJob(job).catch(() => undefined))?.progress)
       settle(job, { result: { ...emptyResult(task), sessionId: progressed.sessionId ?? null, error: `the queue gave up on the task: ${reason}` } })
     }
     events.on("active", ({ jobId: job }) => {
@@ -151,6 +154,25 @@ function safeParse(text: string): unknown {
   } catch {
     return undefined
   }
+}
+
+/** A result line as a worker returns it, with this task's id; undefined when it is not one. */
+function checkResult(value: unknown, id: string | number): TaskResult | undefined {
+  if (typeof value !== "object" || value === null) return undefined
+  const r = value as Record<string, unknown>
+  const text = (field: unknown) => field === null || typeof field === "string"
+  const count = (field: unknown) => Number.isSafeInteger(field) && (field as number) >= 0
+  const ok =
+    text(r.sessionId) &&
+    Number.isSafeInteger(r.exitCode) &&
+    (r.costUsd === null || (typeof r.costUsd === "number" && Number.isFinite(r.costUsd) && r.costUsd >= 0)) &&
+    count(r.turns) &&
+    count(r.durationMs) &&
+    text(r.summary) &&
+    text(r.error)
+  if (!ok) return undefined
+  const { sessionId, exitCode, costUsd, turns, durationMs, summary, error } = r as unknown as TaskResult
+  return { id, sessionId, exitCode, costUsd, turns, durationMs, summary, error }
 }
 
 function emptyResult(task: Task): TaskResult {

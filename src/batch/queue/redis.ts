@@ -11,13 +11,15 @@ export type { Redis }
 
 export async function openRedis(place: QueuePlace): Promise<Redis> {
   const probe = new Redis({ ...place.connection, lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  probe.on("error", () => {})
+  // What went wrong (refused, a wrong password): connect() itself says only "Connection is closed".
+  let cause: unknown
+  probe.on("error", (error) => (cause ??= error))
   try {
     await probe.connect()
     await probe.ping()
   } catch (error) {
     probe.disconnect()
-    throw new ClankaError(`cannot reach the queue's Redis at ${place.shown}: ${errorMessage(error)}`)
+    throw new ClankaError(`cannot reach the queue's Redis at ${place.shown}: ${errorMessage(cause ?? error)}`)
   }
   probe.disconnect()
   // Later drops are retried (BullMQ's connections do the same).

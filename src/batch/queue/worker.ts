@@ -11,6 +11,7 @@
  */
 import { ExitCode } from "../../errors.ts"
 import { findSession, type SessionSummary } from "../../session/store.ts"
+import { promptTitle } from "../../session/transcript.ts"
 import { errorMessage } from "../../util/error-message.ts"
 import { visible } from "../../output/visible.ts"
 import { budgetSpent, notStarted } from "../local.ts"
@@ -19,6 +20,7 @@ import { clankaKey, parseQueueUrl } from "./connection.ts"
 import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
 import type { JobOutcome, TaskJob, TaskProgress } from "./jobs.ts"
+import { checkJob, checkProgress } from "./job-check.ts"
 import { RateLimiter } from "./limiter.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
@@ -56,24 +58,32 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
   const redis = await openRedis(place)
   let gate: ModelGate | undefined
   if (options.rateLimit !== undefined) gate = startModelGate(new RateLimiter(redis, clankaKey(place, "model-requests"), options.rateLimit))
-  const { Worker, WaitingError } = await import("bullmq")
+  const { Worker, WaitingError, UnrecoverableError } = await import("bullmq")
   const stopping = new Set<AbortController>()
 
   const work = async (job: import("bullmq").Job<TaskJob, JobOutcome>, token?: string): Promise<JobOutcome> => {
-    const { task, batch, retries, agent } = job.data
+    let checked: TaskJob
+    try {
+      checked = checkJob(job.data)
+    } catch (error) {
+      log(`job ${visible(String(job.id))}: ${visible(errorMessage(error))}`)
+      // Failed for good, not tried again.
+      throw new UnrecoverableError(errorMessage(error))
+    }
+    const { task, batch, retries, agent } = checked
     const control = new BatchControl(redis, place, batch)
     const state = await control.state()
     if (state.stop === "interrupt") return { skipped: "interrupted" }
     if (state.capUsd !== undefined && state.spentUsd >= state.capUsd) return { result: notStarted(task, budgetSpent(state.spentUsd, state.capUsd, false)) }
 
-    const progress = (job.progress && typeof job.progress === "object" ? job.progress : {}) as TaskProgress
+    const progress = checkProgress(job.progress)
     const attemptsBefore = progress.attempts ?? 0
     let resume: { sessionId: string; why: string } | undefined
     let spentBefore: { turns: number; costUsd: number | null } | undefined
     if (progress.sessionId) {
       // Taken over from a worker that was lost: its session, if this machine can read it.
       if (attemptsBefore > retries && !progress.handedBack) return { result: lostResult(task, progress.sessionId, "the worker running it was lost and no retries are left") }
-      const session = sessionHere(progress.sessionId)
+      const session = sessionHere(progress.sessionId, task)
       if (session) {
         resume = { sessionId: progress.sessionId, why: progress.handedBack ? "the worker running it was stopped" : "the worker running it was lost" }
         spentBefore = { turns: session.turns, costUsd: session.costUsd }
@@ -171,11 +181,16 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
   return clean
 }
 
-/** The session, when it is in this machine's sessions directory and nobody here is running it. */
-function sessionHere(id: string): SessionSummary | undefined {
+/**
+ * The session, when it is in this machine's sessions directory, nobody here is running it, and it
+ * is this task's: named in full and started with its prompt. A job's progress is in Redis, where
+ * anyone who can write jobs can write it too; it must not open another task's (or the worker
+ * owner's) session with its history.
+ */
+function sessionHere(id: string, task: TaskJob["task"]): SessionSummary | undefined {
   try {
     const session = findSession(id)
-    return session.status === "running" ? undefined : session
+    return session.status === "running" || session.id !== id || session.header.prompt !== promptTitle(task.prompt) ? undefined : session
   } catch {
     return undefined
   }
