@@ -9,8 +9,9 @@
  *   {"type":"cancel"}              stops the running run: it ends with AgentError exit 130, and
  *                                  the next prompt (if any) starts
  *
- * A line that is none of these is answered with one `InputError {message, line}` event and
- * reading goes on. The end of input lets the running and waiting prompts finish; the exit code is
+ * A line that is none of these (or longer than 8 MiB) is answered with one `InputError {message,
+ * line}` event and reading goes on. Only "\n" ends a line (not U+2028 or a lone "\r", which JSON
+ * holds raw). The end of input lets the running and waiting prompts finish; the exit code is
  * the last run's (2 when the input held no prompt at all).
  */
 import type { Agent } from "../agent/agent.ts"
@@ -20,6 +21,13 @@ import type { Interrupt } from "./interrupt.ts"
 import { consumeEvents } from "./consume-events.ts"
 import type { Sink } from "../output/sink.ts"
 import type { ImagePart } from "../providers/model.ts"
+import { type Frame, readFrames } from "../protocol/framing.ts"
+
+/**
+ * The longest input line read: a longer one is refused and skipped up to its newline without being
+ * held, so no input can exhaust memory. A prompt this long fits no model's context window.
+ */
+const MAX_INPUT_LINE_BYTES = 8 * 1024 * 1024
 
 /** A line the driver could not use: printed on stdout among the events. */
 export interface InputError {
@@ -98,23 +106,38 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     current = { controller, done }
   }
 
-  const { createInterface } = await import("node:readline")
-  const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
-  const stop = () => lines.close()
+  /** One line of the input, numbered from 1 (blank ones too). */
+  const handle = (frame: Frame) => {
+    lineNumber++
+    if (!("line" in frame)) return refuse(`the line is longer than ${MAX_INPUT_LINE_BYTES / 1024 / 1024} MiB, the most one line may hold; it was skipped`)
+    if (!frame.line.trim()) return
+    const command = parseCommand(frame.line)
+    if (typeof command === "string") refuse(command)
+    else if (command.type === "prompt") {
+      waiting.push(command.text)
+      next()
+    } else if (command.type === "steer") {
+      if (current && !current.controller.signal.aborted) agent.steer(command.text)
+      else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
+    } else current?.controller.abort()
+  }
+
+  const input = options.input ?? process.stdin
+  const frames = readFrames(input as AsyncIterable<Uint8Array | string>, MAX_INPUT_LINE_BYTES, true)[Symbol.asyncIterator]()
+  // SIGINT/SIGTERM stop the reading too, also while it waits for a line that may never come.
+  let stop = () => {}
+  const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")))
+  if (interrupt.signal.aborted) stop()
   interrupt.signal.addEventListener("abort", stop, { once: true })
   try {
-    for await (const text of lines) {
-      lineNumber++
-      if (!text.trim()) continue
-      const command = parseCommand(text)
-      if (typeof command === "string") refuse(command)
-      else if (command.type === "prompt") {
-        waiting.push(command.text)
-        next()
-      } else if (command.type === "steer") {
-        if (current && !current.controller.signal.aborted) agent.steer(command.text)
-        else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
-      } else current?.controller.abort()
+    while (true) {
+      const step = await Promise.race([frames.next(), stopped])
+      if (step === "stopped") {
+        ;(input as NodeJS.ReadableStream & { destroy?(): void }).destroy?.()
+        break
+      }
+      if (step.done) break
+      handle(step.value)
     }
   } finally {
     interrupt.signal.removeEventListener("abort", stop)
