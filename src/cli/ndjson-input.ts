@@ -17,6 +17,7 @@
 import type { Agent } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import { ExitCode, UsageError } from "../errors.ts"
+import { jsonLine } from "../output/json-line.ts"
 import type { Interrupt } from "./interrupt.ts"
 import { consumeEvents } from "./consume-events.ts"
 import type { Sink } from "../output/sink.ts"
@@ -87,7 +88,7 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   let lineNumber = 0
   const refuse = (message: string) => {
     const error: InputError = { _tag: "InputError", message: `input line ${lineNumber}: ${message}`, line: lineNumber }
-    out.write(`${JSON.stringify(error)}\n`)
+    out.write(`${jsonLine(error)}\n`)
   }
 
   const next = () => {
