@@ -8,9 +8,11 @@
 import { type Context, type Counter, type Histogram, ROOT_CONTEXT, type SpanContext, type Tracer, trace } from "@opentelemetry/api"
 import { W3CTraceContextPropagator, setGlobalErrorHandler } from "@opentelemetry/core"
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources"
-import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace"
+import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanExporter, type SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace"
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics"
 import { VERSION } from "../version.ts"
+import { Redactor, secretValues } from "../session/redact.ts"
+import { RedactingProcessor } from "./redacting-processor.ts"
 
 type Env = Record<string, string | undefined>
 
@@ -62,7 +64,8 @@ export async function startOtel(env: Env, warn: (line: string) => void): Promise
     .merge(detectResources({ detectors: [envDetector] }))
   const json = protocol(env, "TRACES", warn) === "http/json"
   const ids = new GivenIdGenerator()
-  const processors = []
+  // The agent's keys never leave in a span: replaced first, then exported.
+  const processors: SpanProcessor[] = [new RedactingProcessor(new Redactor(secretValues(env)))]
   if (env.OTEL_TRACES_EXPORTER?.trim() !== "none") {
     const exporter: SpanExporter = json
       ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()

@@ -255,3 +255,20 @@ test("a collector that cannot be reached costs one warning line and at most a fe
   const secret = await run(["go"], { ...again.server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:tok-SECRET@${host}/v1?api_key=q-SECRET` })
   expect(secret.stderr).toBe(`clanka: OpenTelemetry export to http://…@${host}/v1?… did not finish within 3 s; the spans and metrics not yet sent are dropped\n`)
 })
+
+test("attack: an API that quotes the key in its error does not carry the key to the collector; the spans say [redacted]", async () => {
+  const key = "sk-ant-test-SECRETKEY-0123456789"
+  const { server, otlp } = await start([
+    { error: { status: 529, message: `overloaded, key ${key}` } },
+    { error: { status: 401, message: `invalid x-api-key ${key}` } },
+  ])
+  const result = await run(["go"], { ...server.env, ANTHROPIC_API_KEY: key, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
+  expect(result.code).toBe(1)
+  expect(spanTree(otlp.spans)).toEqual(["invoke_agent clanka", "  chat claude-sonnet-4-5", "  chat claude-sonnet-4-5"])
+  const exported = JSON.stringify(otlp.spans, (_, value) => (typeof value === "bigint" ? String(value) : value))
+  expect(exported).not.toContain("SECRETKEY")
+  const [root] = byName(otlp.spans, "invoke_agent clanka")
+  expect(root!.status.message).toContain("invalid x-api-key [redacted]")
+  const messages = byName(otlp.spans, "chat claude-sonnet-4-5").map((span) => span.status.message)
+  expect(messages).toContainEqual(expect.stringContaining("overloaded, key [redacted]"))
+})
