@@ -83,11 +83,12 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   const out = options.out ?? process.stdout
   let images = options.images
   const waiting: string[] = []
-  let current: { controller: AbortController; done: Promise<void> } | undefined
+  /** The running prompt, and the input lines of the steers sent to it. */
+  let current: { controller: AbortController; done: Promise<void>; steers: number[] } | undefined
   let last: number | undefined
   let lineNumber = 0
-  const refuse = (message: string) => {
-    const error: InputError = { _tag: "InputError", message: `input line ${lineNumber}: ${message}`, line: lineNumber }
+  const refuse = (message: string, line = lineNumber) => {
+    const error: InputError = { _tag: "InputError", message: `input line ${line}: ${message}`, line }
     out.write(`${jsonLine(error)}\n`)
   }
 
@@ -97,14 +98,19 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     if (prompt === undefined) return
     const controller = new AbortController()
     const signal = AbortSignal.any([controller.signal, interrupt.signal])
-    const send = agent.send(prompt, { signal, ...(images ? { images } : {}) })
+    const steers: number[] = []
+    // A steer that came too late for this run (its last script was running) is said to be lost.
+    const onUndelivered = (messages: string[]) => {
+      for (const line of steers.slice(-messages.length)) refuse("the prompt ended before this steer reached the model; send it again as a prompt", line)
+    }
+    const send = agent.send(prompt, { signal, onUndelivered, ...(images ? { images } : {}) })
     images = undefined
     const done = consumeEvents(send, print, interrupt).then((code) => {
       last = code
       current = undefined
       next()
     })
-    current = { controller, done }
+    current = { controller, done, steers }
   }
 
   /** One line of the input, numbered from 1 (blank ones too). */
@@ -118,8 +124,10 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
       waiting.push(command.text)
       next()
     } else if (command.type === "steer") {
-      if (current && !current.controller.signal.aborted) agent.steer(command.text)
-      else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
+      if (current && !current.controller.signal.aborted) {
+        current.steers.push(lineNumber)
+        agent.steer(command.text)
+      } else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
     } else current?.controller.abort()
   }
 

@@ -279,3 +279,30 @@ test("a line over 8 MiB is one InputError and is skipped, not run nor held whole
   expect(events.slice(1).map(brief)).toEqual(['AgentStart "go"', ...TURN, 'ScriptOutput "(no output)"', 'AgentFinished "done"'])
   expect(server!.requests.length).toBe(1)
 })
+
+test("a steer the run ended without giving the model (its last script was running) is not lost silently: one InputError after the run", async () => {
+  const env = await serve([
+    execute("console.log('started'); await sleep(1500); await taskComplete('done')"),
+    (request: FakeRequest) => finish(`asked: ${request.lastUserText}`),
+  ])
+  const run = drive(["run", "--input", "ndjson"], env)
+  run.send({ type: "prompt", text: "first" })
+  await run.waitFor((event) => event._tag === "ScriptOutputDelta" && event.text === "started\n")
+  run.send({ type: "steer", text: "also do X" })
+  await run.waitFor((event) => event._tag === "AgentFinished")
+  run.send({ type: "prompt", text: "second" })
+  const { code } = await run.end()
+  expect(code).toBe(0)
+  expect(run.events.map(brief)).toEqual([
+    'AgentStart "first"',
+    ...TURN,
+    'ScriptOutputDelta "started\\n"',
+    'ScriptOutput "started\\n"',
+    'AgentFinished "done"',
+    "InputError 2 input line 2: the prompt ended before this steer reached the model; send it again as a prompt",
+    'AgentStart "second"',
+    ...TURN,
+    'ScriptOutput "(no output)"',
+    'AgentFinished "asked: second"',
+  ])
+})
