@@ -8,6 +8,7 @@ import type { Agent, AgentOptions } from "../agent/agent.ts"
 import type { RunTarget } from "./instrument.ts"
 import type { Otel } from "./otel.ts"
 import { settlesWithin } from "../util/settles-within.ts"
+import { visible } from "../output/visible.ts"
 
 export type { RunTarget }
 
@@ -25,11 +26,14 @@ export function telemetryWanted(env: Env = process.env): boolean {
 
 let warned = false
 
-/** One line about telemetry at most per process: a collector that is down is one problem. */
+/**
+ * One line about telemetry at most per process: a collector that is down is one problem. What the
+ * collector answered is shown as `cat -v` does (it cannot drive the terminal), on one line.
+ */
 function warn(line: string): void {
   if (warned) return
   warned = true
-  process.stderr.write(`clanka: ${line}\n`)
+  process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`)
 }
 
 /**

@@ -272,3 +272,21 @@ test("attack: an API that quotes the key in its error does not carry the key to 
   const messages = byName(otlp.spans, "chat claude-sonnet-4-5").map((span) => span.status.message)
   expect(messages).toContainEqual(expect.stringContaining("overloaded, key [redacted]"))
 })
+
+test("attack: a collector's answer cannot drive the terminal: control characters in its error are shown as ^[ in the one warning line", async () => {
+  const { server } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  const { createServer } = await import("node:net")
+  const collector = createServer((socket) =>
+    socket.once("data", () => socket.end("HTTP/1.1 500 Bad\x1b]0;owned\x07\x1b[2J\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")),
+  )
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+  try {
+    const { port } = collector.address() as { port: number }
+    const result = await run(["go"], { ...server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })
+    expect(result.code).toBe(0)
+    expect(result.stderr).not.toContain("\x1b")
+    expect(result.stderr).toMatch(/^clanka: OpenTelemetry export failed: .*Bad\^\[\]0;owned\^G\^\[\[2J.*\n$/)
+  } finally {
+    collector.close()
+  }
+})
