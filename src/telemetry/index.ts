@@ -33,6 +33,11 @@ let warned = false
 function warn(line: string): void {
   if (warned) return
   warned = true
+  say(line)
+}
+
+/** A line about the setup (an unsupported setting): said apart from the export's one line. */
+function say(line: string): void {
   process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`)
 }
 
@@ -43,7 +48,7 @@ function warn(line: string): void {
 export async function traceAgent(create: (options: AgentOptions) => Agent, options: AgentOptions, target: RunTarget): Promise<Agent> {
   if (!telemetryWanted()) return create(options)
   const otel = await (started ??= import("./otel.ts")
-    .then(({ startOtel }) => startOtel(process.env, warn))
+    .then(({ startOtel }) => startOtel(process.env, warn, say))
     .catch((error: unknown) => {
       warn(`OpenTelemetry is off: ${error instanceof Error ? error.message : String(error)}`)
       return undefined

@@ -53,7 +53,8 @@ class GivenIdGenerator implements IdGenerator {
   }
 }
 
-export async function startOtel(env: Env, warn: (line: string) => void): Promise<Otel> {
+/** `warn`: export failures (one line per process); `say`: what is wrong with the settings. */
+export async function startOtel(env: Env, warn: (line: string) => void, say: (line: string) => void): Promise<Otel> {
   // Export failures are one line for the user, never a stack trace or a crash.
   setGlobalErrorHandler((error) => {
     const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
@@ -62,7 +63,7 @@ export async function startOtel(env: Env, warn: (line: string) => void): Promise
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": "clanka", "service.version": VERSION }))
     .merge(detectResources({ detectors: [envDetector] }))
-  const json = protocol(env, "TRACES", warn) === "http/json"
+  const json = protocol(env, "TRACES", say) === "http/json"
   const ids = new GivenIdGenerator()
   // The agent's keys never leave in a span: replaced first, then exported.
   const processors: SpanProcessor[] = [new RedactingProcessor(new Redactor(secretValues(env)))]
@@ -77,7 +78,7 @@ export async function startOtel(env: Env, warn: (line: string) => void): Promise
   // Metrics go where traces go, unless a metrics endpoint of their own is set.
   const readers = []
   if ((env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) && env.OTEL_METRICS_EXPORTER?.trim() !== "none") {
-    const jsonMetrics = protocol(env, "METRICS", warn) === "http/json"
+    const jsonMetrics = protocol(env, "METRICS", say) === "http/json"
     const exporter: PushMetricExporter = jsonMetrics
       ? new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter()
       : new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter()

@@ -290,3 +290,14 @@ test("attack: a collector's answer cannot drive the terminal: control characters
     collector.close()
   }
 })
+
+test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is one line, and a collector that then fails still gets its own line", async () => {
+  const { server, otlp } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  await otlp.close()
+  const result = await run(["go"], { ...server.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })
+  expect(result.code).toBe(0)
+  expect(result.stderr).toBe(
+    "clanka: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; exporting with http/protobuf (or set http/json)\n" +
+      `clanka: OpenTelemetry export to ${otlp.url} did not finish within 3 s; the spans and metrics not yet sent are dropped\n`,
+  )
+})
