@@ -117,8 +117,10 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   const handle = (frame: Frame) => {
     lineNumber++
     if (!("line" in frame)) return refuse(`the line is longer than ${MAX_INPUT_LINE_BYTES / 1024 / 1024} MiB, the most one line may hold; it was skipped`)
-    if (!frame.line.trim()) return
-    const command = parseCommand(frame.line)
+    // A byte order mark (PowerShell and .NET writers put one first) is not part of the line.
+    const text = lineNumber === 1 ? frame.line.replace(/^\ufeff/, "") : frame.line
+    if (!text.trim()) return
+    const command = parseCommand(text)
     if (typeof command === "string") refuse(command)
     else if (command.type === "prompt") {
       waiting.push(command.text)

@@ -306,3 +306,12 @@ test("a steer the run ended without giving the model (its last script was runnin
     'AgentFinished "asked: second"',
   ])
 })
+
+test("a byte order mark before the first line (PowerShell, .NET writers) is not part of it: the first prompt runs", async () => {
+  const env = await serve([finish("done")])
+  const result = await clanka(["run", "--input", "ndjson", "-C", directory], { env, stdin: '\ufeff{"type":"prompt","text":"go"}\n' })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events.map(brief)).toEqual(['AgentStart "go"', ...TURN, 'ScriptOutput "(no output)"', 'AgentFinished "done"'])
+})
