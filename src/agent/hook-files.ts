@@ -20,8 +20,8 @@ export function fileGuard(command: string, cwd: string): () => string | undefine
 }
 
 /**
- * The words of a command that are files: any word with a slash, and bare words that are files in
- * cwd. A redirection's target (`>> audit.log`) is only written, never run: left out.
+ * The words of a command that are files, or paths (with a slash) where there is nothing yet. A
+ * directory, and a redirection's target (`>> audit.log`: only written, never run), are left out.
  */
 function namedFiles(command: string, cwd: string): { word: string; path: string }[] {
   const found = new Map<string, string>()
@@ -32,7 +32,9 @@ function namedFiles(command: string, cwd: string): { word: string; path: string 
     if (target || written || /^[;&|()<`]/.test(word) || word.startsWith("-") || word.includes("$")) continue
     const expanded = word === "~" || word.startsWith("~/") ? join(homedir(), word.slice(1)) : word
     const path = isAbsolute(expanded) ? expanded : resolve(cwd, expanded)
-    if ((word.includes("/") || fingerprint(path).startsWith("file")) && !found.has(path)) found.set(path, word)
+    // A directory (`prettier --write src/`) is left out: scripts add files to it as they work.
+    const kind = fingerprint(path).split(" ")[0]
+    if ((kind === "file" || (kind === "none" && word.includes("/"))) && !found.has(path)) found.set(path, word)
   }
   return [...found].map(([path, word]) => ({ word, path }))
 }

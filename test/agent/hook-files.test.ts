@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { fileGuard } from "../../src/agent/hook-files.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
-test("a named file that is written, replaced, swapped for a link or made where there was none is reported; a redirection's target is not", () => {
+test("a named file that is written, replaced, swapped for a link or made where there was none is reported; a redirection's target and a directory are not", () => {
   const dir = temporaryDirectory("clanka-hook-files-")
   mkdirSync(join(dir, "bin"))
   writeFileSync(join(dir, "bin", "a.sh"), "exit 0\n")
@@ -16,10 +16,13 @@ test("a named file that is written, replaced, swapped for a link or made where t
   const made = fileGuard("sh bin/later.sh", dir)
   const linked = fileGuard(`${join(dir, "bin", "a.sh")} x`, dir)
   const log = fileGuard("cat >> audit.log; echo done 2> audit.log", dir)
-  for (const guard of [written, replaced, made, linked, log]) expect(guard()).toBeUndefined()
+  const tree = fileGuard("prettier --write bin/ ./bin", dir)
+  for (const guard of [written, replaced, made, linked, log, tree]) expect(guard()).toBeUndefined()
 
   writeFileSync(join(dir, "audit.log"), "more\n")
   expect(log()).toBeUndefined()
+  writeFileSync(join(dir, "bin", "new.sh"), "")
+  expect(tree()).toBeUndefined()
   writeFileSync(join(dir, "bin", "later.sh"), "evil\n")
   expect(made()).toBe("bin/later.sh")
   writeFileSync(join(dir, "check.evil"), "evil\n")
