@@ -16,7 +16,11 @@ const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][\da-f]{2}/g
 const LINE_BREAKS = /[\u0085\u2028\u2029]/g
 
 export function jsonLine(value: unknown): string {
-  let text = JSON.stringify(value)
+  return portableJson(JSON.stringify(value))
+}
+
+/** JSON text as JSON.stringify wrote it (after any rewriting, such as redaction), made portable. */
+export function portableJson(text: string): string {
   // JSON.stringify writes a well-formed pair raw, so every such escape is a lone surrogate.
   if (text.includes("\\ud")) text = text.replace(LONE_SURROGATE, "$1\\ufffd")
   return text.replace(LINE_BREAKS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)

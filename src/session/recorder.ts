@@ -13,6 +13,7 @@ import { VERSION } from "../version.ts"
 import { ClankaError, ExitCode } from "../errors.ts"
 import { savedMessage } from "./images.ts"
 import { Redactor, secretValues } from "./redact.ts"
+import { portableJson } from "../output/json-line.ts"
 import { hostName, readTranscriptText, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
 
@@ -243,7 +244,8 @@ export class SessionRecorder implements SessionSink {
 
   private write(line: TranscriptLine): void {
     if (this.fd === undefined) return
-    writeSync(this.fd, this.redactor.line(JSON.stringify(line)) + "\n")
+    // Redacted as JSON.stringify wrote it (the secrets' escaped forms are its), then made portable.
+    writeSync(this.fd, portableJson(this.redactor.line(JSON.stringify(line))) + "\n")
   }
 }
 
