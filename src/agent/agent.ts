@@ -70,6 +70,11 @@ export interface SendOptions {
   signal?: AbortSignal
   /** Images shown with the prompt (--image), already checked against the model's limits. */
   images?: ImagePart[]
+  /**
+   * Steering messages the run ended without giving the model (it finished, failed or was stopped
+   * first: a steer sent while the last script ran), in the order they were sent; called once.
+   */
+  onUndelivered?(messages: string[]): void
 }
 
 export interface Agent {
@@ -309,8 +314,9 @@ export function createAgent(options: AgentOptions): Agent {
       controller.abort(new Error("the consumer stopped reading"))
       await work
       outer?.removeEventListener("abort", onAbort)
-      steering.length = 0
+      const undelivered = steering.splice(0)
       running = false
+      if (undelivered.length) sendOptions.onUndelivered?.(undelivered)
     }
   }
 

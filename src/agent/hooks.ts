@@ -12,6 +12,7 @@
 import { spawn } from "node:child_process"
 import type { ContentPart } from "./events.ts"
 import { seconds } from "../util/duration.ts"
+import { fileGuard } from "./hook-files.ts"
 
 export const HOOK_NAMES = ["sessionStart", "preExecute", "postExecute", "stop"] as const
 export type HookName = (typeof HOOK_NAMES)[number]
@@ -47,11 +48,18 @@ export interface HookOptions {
 
 export function createHooks(config: HookConfig, options: HookOptions): HookRunner {
   const commands = (name: HookName): HookCommand[] => (config[name] ?? []).map((entry) => (typeof entry === "string" ? { command: entry } : entry))
+  // Taken now, before any script ran: the files each command names, as they are.
+  const guards = new Map<string, () => string | undefined>()
+  for (const name of HOOK_NAMES) for (const { command } of commands(name)) if (!guards.has(command)) guards.set(command, fileGuard(command, options.cwd))
   return {
     has: (name) => commands(name).length > 0,
     async run(name, payload, emit, signal) {
       for (const hook of commands(name)) {
-        const result = await runOne(hook, JSON.stringify({ event: name, ...payload }), options, signal)
+        const changed = guards.get(hook.command)?.()
+        const result =
+          changed === undefined
+            ? await runOne(hook, JSON.stringify({ event: name, ...payload }), options, signal)
+            : refused(`${changed} changed since the run started (a script may have written it); it is not run outside the sandbox`)
         const blocked = name === "preExecute" && result.exitCode === BLOCK_EXIT_CODE
         const warning = blocked ? undefined : failure(name, hook, result)
         emit({
@@ -77,6 +85,11 @@ interface HookResult {
   durationMs: number
   timedOut: boolean
   startError?: string
+}
+
+/** A hook not started: it failed as a command that cannot start does. */
+function refused(reason: string): HookResult {
+  return { exitCode: null, stderr: "", durationMs: 0, timedOut: false, startError: reason }
 }
 
 /** One line saying what went wrong, or undefined when the hook succeeded. */

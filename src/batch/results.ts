@@ -5,11 +5,12 @@
  */
 import { readFile } from "node:fs/promises"
 import { UsageError } from "../errors.ts"
+import { jsonLine } from "../output/json-line.ts"
 import type { TaskResult } from "./run-task.ts"
 
 export function resultLine(result: TaskResult): string {
   const { id, sessionId, exitCode, costUsd, turns, durationMs, summary, error } = result
-  return JSON.stringify({ id, sessionId, exitCode, costUsd, turns, durationMs, summary, error })
+  return jsonLine({ id, sessionId, exitCode, costUsd, turns, durationMs, summary, error })
 }
 
 /**

@@ -10,6 +10,7 @@ import { visible } from "../output/visible.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { callsSearch, type ExecutorFlags, openHosts, type SshHost } from "./executor-flags.ts"
 import { catchInterrupts } from "./interrupt.ts"
+import { jsonLine } from "../output/json-line.ts"
 
 /** What `--json` prints for each host, one line each. */
 export interface HostResult {
@@ -38,7 +39,7 @@ export async function execOnHosts(
     const results = await Promise.all(
       hosts.map(async (host) => {
         const result = await runOn(args, host, script, timeoutMs, interrupt.signal, json ? undefined : prefixer(host.name))
-        if (json) process.stdout.write(JSON.stringify(result) + "\n")
+        if (json) process.stdout.write(jsonLine(result) + "\n")
         // Interrupted: quietly, as exec on one host.
         else if (result.error !== null && result.exitCode !== ExitCode.interrupted) process.stderr.write(`clanka: ${host.name}: ${visible(result.error)}\n`)
         return result

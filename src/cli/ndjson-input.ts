@@ -9,17 +9,26 @@
  *   {"type":"cancel"}              stops the running run: it ends with AgentError exit 130, and
  *                                  the next prompt (if any) starts
  *
- * A line that is none of these is answered with one `InputError {message, line}` event and
- * reading goes on. The end of input lets the running and waiting prompts finish; the exit code is
+ * A line that is none of these (or longer than 8 MiB) is answered with one `InputError {message,
+ * line}` event and reading goes on. Only "\n" ends a line (not U+2028 or a lone "\r", which JSON
+ * holds raw). The end of input lets the running and waiting prompts finish; the exit code is
  * the last run's (2 when the input held no prompt at all).
  */
 import type { Agent } from "../agent/agent.ts"
 import type { AgentEvent } from "../agent/events.ts"
 import { ExitCode, UsageError } from "../errors.ts"
+import { jsonLine } from "../output/json-line.ts"
 import type { Interrupt } from "./interrupt.ts"
 import { consumeEvents } from "./consume-events.ts"
 import type { Sink } from "../output/sink.ts"
 import type { ImagePart } from "../providers/model.ts"
+import { type Frame, readFrames } from "../protocol/framing.ts"
+
+/**
+ * The longest input line read: a longer one is refused and skipped up to its newline without being
+ * held, so no input can exhaust memory. A prompt this long fits no model's context window.
+ */
+const MAX_INPUT_LINE_BYTES = 8 * 1024 * 1024
 
 /** A line the driver could not use: printed on stdout among the events. */
 export interface InputError {
@@ -74,12 +83,13 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   const out = options.out ?? process.stdout
   let images = options.images
   const waiting: string[] = []
-  let current: { controller: AbortController; done: Promise<void> } | undefined
+  /** The running prompt, and the input lines of the steers sent to it. */
+  let current: { controller: AbortController; done: Promise<void>; steers: number[] } | undefined
   let last: number | undefined
   let lineNumber = 0
-  const refuse = (message: string) => {
-    const error: InputError = { _tag: "InputError", message: `input line ${lineNumber}: ${message}`, line: lineNumber }
-    out.write(`${JSON.stringify(error)}\n`)
+  const refuse = (message: string, line = lineNumber) => {
+    const error: InputError = { _tag: "InputError", message: `input line ${line}: ${message}`, line }
+    out.write(`${jsonLine(error)}\n`)
   }
 
   const next = () => {
@@ -88,33 +98,57 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     if (prompt === undefined) return
     const controller = new AbortController()
     const signal = AbortSignal.any([controller.signal, interrupt.signal])
-    const send = agent.send(prompt, { signal, ...(images ? { images } : {}) })
+    const steers: number[] = []
+    // A steer that came too late for this run (its last script was running) is said to be lost.
+    const onUndelivered = (messages: string[]) => {
+      for (const line of steers.slice(-messages.length)) refuse("the prompt ended before this steer reached the model; send it again as a prompt", line)
+    }
+    const send = agent.send(prompt, { signal, onUndelivered, ...(images ? { images } : {}) })
     images = undefined
     const done = consumeEvents(send, print, interrupt).then((code) => {
       last = code
       current = undefined
       next()
     })
-    current = { controller, done }
+    current = { controller, done, steers }
   }
 
-  const { createInterface } = await import("node:readline")
-  const lines = createInterface({ input: options.input ?? process.stdin, crlfDelay: Infinity })
-  const stop = () => lines.close()
+  /** One line of the input, numbered from 1 (blank ones too). */
+  const handle = (frame: Frame) => {
+    lineNumber++
+    if (!("line" in frame)) return refuse(`the line is longer than ${MAX_INPUT_LINE_BYTES / 1024 / 1024} MiB, the most one line may hold; it was skipped`)
+    // A byte order mark (PowerShell and .NET writers put one first) is not part of the line.
+    const text = lineNumber === 1 ? frame.line.replace(/^\ufeff/, "") : frame.line
+    if (!text.trim()) return
+    const command = parseCommand(text)
+    if (typeof command === "string") refuse(command)
+    else if (command.type === "prompt") {
+      waiting.push(command.text)
+      next()
+    } else if (command.type === "steer") {
+      if (current && !current.controller.signal.aborted) {
+        current.steers.push(lineNumber)
+        agent.steer(command.text)
+      } else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
+    } else current?.controller.abort()
+  }
+
+  const input = options.input ?? process.stdin
+  const frames = readFrames(input as AsyncIterable<Uint8Array | string>, MAX_INPUT_LINE_BYTES, true)[Symbol.asyncIterator]()
+  // SIGINT/SIGTERM stop the reading too, also while it waits for a line that may never come.
+  let stop = () => {}
+  const stopped = new Promise<"stopped">((resolve) => (stop = () => resolve("stopped")))
+  if (interrupt.signal.aborted) stop()
   interrupt.signal.addEventListener("abort", stop, { once: true })
   try {
-    for await (const text of lines) {
-      lineNumber++
-      if (!text.trim()) continue
-      const command = parseCommand(text)
-      if (typeof command === "string") refuse(command)
-      else if (command.type === "prompt") {
-        waiting.push(command.text)
-        next()
-      } else if (command.type === "steer") {
-        if (current && !current.controller.signal.aborted) agent.steer(command.text)
-        else refuse(current ? "the running prompt is being cancelled; send a prompt" : "nothing is running to steer; send a prompt")
-      } else current?.controller.abort()
+    while (true) {
+      const step = await Promise.race([frames.next(), stopped])
+      if (step === "stopped") {
+        ;(input as NodeJS.ReadableStream & { destroy?(): void }).destroy?.()
+        break
+      }
+      if (step.done) break
+      handle(step.value)
     }
   } finally {
     interrupt.signal.removeEventListener("abort", stop)

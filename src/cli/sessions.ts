@@ -6,6 +6,7 @@
 import { defineCommand } from "./define-command.ts"
 import { sessions as spec } from "./commands.ts"
 import { ExitCode, UsageError } from "../errors.ts"
+import { jsonLine } from "../output/json-line.ts"
 import { visible } from "../output/visible.ts"
 import { findSession, listSessions, readTranscriptText, realDirectory, sessionsDirectory, type SessionSummary } from "../session/store.ts"
 import { parseTranscript } from "../session/transcript.ts"
@@ -33,7 +34,7 @@ function list(json: boolean, all: boolean): number {
   }
   // One write: a listing of many sessions must not pay a write per line.
   if (json) {
-    process.stdout.write(sessions.map((session) => JSON.stringify(record(session)) + "\n").join(""))
+    process.stdout.write(sessions.map((session) => jsonLine(record(session)) + "\n").join(""))
     return ExitCode.ok
   }
   if (sessions.length === 0) {

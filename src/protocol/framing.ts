@@ -9,10 +9,15 @@ export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024
 
 export type Frame = { line: string } | { tooLong: true; limit: number }
 
-/** Splits a byte stream into lines (without "\n" or a trailing "\r"); blank lines are skipped. */
+/**
+ * Splits a byte stream into lines (without "\n" or a trailing "\r"). Only "\n" ends a line: a
+ * lone "\r", U+2028 or U+2029 stays in it (JSON allows them). Blank lines are skipped unless
+ * `blank` (a reader that numbers lines needs them).
+ */
 export async function* readFrames(
   input: AsyncIterable<Uint8Array | string>,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  blank = false,
 ): AsyncGenerator<Frame> {
   let parts: Buffer[] = []
   let partLength = 0
@@ -44,7 +49,7 @@ export async function* readFrames(
           partLength = 0
         }
         if (line.endsWith("\r")) line = line.slice(0, -1)
-        if (line.trim() !== "") yield { line }
+        if (blank || line.trim() !== "") yield { line }
       }
       start = newline === -1 ? chunk.length : newline + 1
     }

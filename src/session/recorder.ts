@@ -12,7 +12,8 @@ import type { Message } from "../providers/model.ts"
 import { VERSION } from "../version.ts"
 import { ClankaError, ExitCode } from "../errors.ts"
 import { savedMessage } from "./images.ts"
-import { Redactor } from "./redact.ts"
+import { Redactor, secretValues } from "./redact.ts"
+import { portableJson } from "../output/json-line.ts"
 import { hostName, readTranscriptText, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
 
@@ -40,8 +41,6 @@ export interface NewSession {
 /** At most this much of one script's output is saved while it runs (what the model sees is capped alike). */
 const OUTPUT_SAVED_BYTES = 64 * 1024
 
-const SECRET_NAME = /(_API_KEY|_TOKEN|_KEY)$|SECRET|PASSWORD/i
-
 export class SessionRecorder implements SessionSink {
   private fd: number | undefined
   private totals: SessionTotals
@@ -61,11 +60,7 @@ export class SessionRecorder implements SessionSink {
   ) {
     this.totals = { ...totals }
     this.base = { ...totals }
-    this.redactor = new Redactor(
-      Object.entries(env)
-        .filter(([name, value]) => SECRET_NAME.test(name) && value && value.length >= 6)
-        .map(([, value]) => value!),
-    )
+    this.redactor = new Redactor(secretValues(env))
   }
 
   /** A new session; its file is made when its first run starts (AgentStart). */
@@ -249,7 +244,8 @@ export class SessionRecorder implements SessionSink {
 
   private write(line: TranscriptLine): void {
     if (this.fd === undefined) return
-    writeSync(this.fd, this.redactor.line(JSON.stringify(line)) + "\n")
+    // Redacted as JSON.stringify wrote it (the secrets' escaped forms are its), then made portable.
+    writeSync(this.fd, portableJson(this.redactor.line(JSON.stringify(line))) + "\n")
   }
 }
 

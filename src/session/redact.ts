@@ -1,5 +1,5 @@
 /**
- * Keeps the agent's secrets out of a transcript. A secret can reach it whole in one line, written
+ * Keeps the agent's secrets out of a transcript (and out of exported spans, telemetry/otel.ts). A secret can reach it whole in one line, written
  * as is or JSON-escaped (a `"` or `\` in it), or split over the deltas of a stream (providers cut
  * text anywhere), where no single line holds it but a reader joining the deltas would. So each
  * stream's pieces are redacted as the text they join into (a script may hold the escaped form too): the end of a piece that could begin a
@@ -7,6 +7,16 @@
  */
 
 const REDACTED = "[redacted]"
+
+/** Names of variables whose values are secrets: the model and search keys, tokens, passwords. */
+const SECRET_NAME = /(_API_KEY|_TOKEN|_KEY)$|SECRET|PASSWORD/i
+
+/** The values of the environment's secret variables (6 characters or more: shorter ones are too common to replace). */
+export function secretValues(env: Record<string, string | undefined>): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => SECRET_NAME.test(name) && value && value.length >= 6)
+    .map(([, value]) => value!)
+}
 
 export class Redactor {
   /** Each secret as is and, where it differs, as written inside a JSON or JavaScript string; longest first. */

@@ -101,5 +101,8 @@ export function isHeader(line: TranscriptLine | undefined): line is SessionHeade
 /** The first line of a prompt, as listings show it. */
 export function promptTitle(prompt: string): string {
   const line = prompt.trim().split(/\r?\n/)[0] ?? ""
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line
+  if (line.length <= 200) return line
+  // Cut between characters: half of a surrogate pair is invalid text (strict JSON parsers reject it).
+  const end = /[\ud800-\udbff]/.test(line[198]!) ? 198 : 199
+  return `${line.slice(0, end)}…`
 }

@@ -8,6 +8,7 @@ import type { Agent, AgentOptions } from "../agent/agent.ts"
 import type { RunTarget } from "./instrument.ts"
 import type { Otel } from "./otel.ts"
 import { settlesWithin } from "../util/settles-within.ts"
+import { visible } from "../output/visible.ts"
 
 export type { RunTarget }
 
@@ -25,11 +26,19 @@ export function telemetryWanted(env: Env = process.env): boolean {
 
 let warned = false
 
-/** One line about telemetry at most per process: a collector that is down is one problem. */
+/**
+ * One line about telemetry at most per process: a collector that is down is one problem. What the
+ * collector answered is shown as `cat -v` does (it cannot drive the terminal), on one line.
+ */
 function warn(line: string): void {
   if (warned) return
   warned = true
-  process.stderr.write(`clanka: ${line}\n`)
+  say(line)
+}
+
+/** A line about the setup (an unsupported setting): said apart from the export's one line. */
+function say(line: string): void {
+  process.stderr.write(`clanka: ${visible(line).replaceAll("\n", "^J")}\n`)
 }
 
 /**
@@ -39,7 +48,7 @@ function warn(line: string): void {
 export async function traceAgent(create: (options: AgentOptions) => Agent, options: AgentOptions, target: RunTarget): Promise<Agent> {
   if (!telemetryWanted()) return create(options)
   const otel = await (started ??= import("./otel.ts")
-    .then(({ startOtel }) => startOtel(process.env, warn))
+    .then(({ startOtel }) => startOtel(process.env, warn, say))
     .catch((error: unknown) => {
       warn(`OpenTelemetry is off: ${error instanceof Error ? error.message : String(error)}`)
       return undefined

@@ -8,9 +8,11 @@
 import { type Context, type Counter, type Histogram, ROOT_CONTEXT, type SpanContext, type Tracer, trace } from "@opentelemetry/api"
 import { W3CTraceContextPropagator, setGlobalErrorHandler } from "@opentelemetry/core"
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources"
-import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanExporter, TracerProvider } from "@opentelemetry/sdk-trace"
+import { BatchSpanProcessor, type IdGenerator, RandomIdGenerator, type SpanExporter, type SpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace"
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics"
 import { VERSION } from "../version.ts"
+import { Redactor, secretValues } from "../session/redact.ts"
+import { RedactingProcessor } from "./redacting-processor.ts"
 
 type Env = Record<string, string | undefined>
 
@@ -51,7 +53,8 @@ class GivenIdGenerator implements IdGenerator {
   }
 }
 
-export async function startOtel(env: Env, warn: (line: string) => void): Promise<Otel> {
+/** `warn`: export failures (one line per process); `say`: what is wrong with the settings. */
+export async function startOtel(env: Env, warn: (line: string) => void, say: (line: string) => void): Promise<Otel> {
   // Export failures are one line for the user, never a stack trace or a crash.
   setGlobalErrorHandler((error) => {
     const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
@@ -60,9 +63,10 @@ export async function startOtel(env: Env, warn: (line: string) => void): Promise
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": "clanka", "service.version": VERSION }))
     .merge(detectResources({ detectors: [envDetector] }))
-  const json = protocol(env, "TRACES", warn) === "http/json"
+  const json = protocol(env, "TRACES", say) === "http/json"
   const ids = new GivenIdGenerator()
-  const processors = []
+  // The agent's keys never leave in a span: replaced first, then exported.
+  const processors: SpanProcessor[] = [new RedactingProcessor(new Redactor(secretValues(env)))]
   if (env.OTEL_TRACES_EXPORTER?.trim() !== "none") {
     const exporter: SpanExporter = json
       ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter()
@@ -74,7 +78,7 @@ export async function startOtel(env: Env, warn: (line: string) => void): Promise
   // Metrics go where traces go, unless a metrics endpoint of their own is set.
   const readers = []
   if ((env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) && env.OTEL_METRICS_EXPORTER?.trim() !== "none") {
-    const jsonMetrics = protocol(env, "METRICS", warn) === "http/json"
+    const jsonMetrics = protocol(env, "METRICS", say) === "http/json"
     const exporter: PushMetricExporter = jsonMetrics
       ? new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter()
       : new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter()

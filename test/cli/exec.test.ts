@@ -187,3 +187,11 @@ test("a script that eats memory is stopped at the executor's memory limit", asyn
     stderr: "clanka: the script failed: script stopped: the executor's memory passed 400 MiB (CLANKA_SCRIPT_MEMORY_MB)\n",
   })
 })
+
+test("exec --json: a script that throws a lone surrogate still gets a line strict parsers read (U+FFFD)", async () => {
+  const result = await clanka(["exec", "-C", dir, "--json", "-e", 'console.log("ok")\nthrow new Error("bad \\ud800 x\\u2028y")'])
+  expect(result.code).toBe(1)
+  expect(result.stdout).not.toMatch(/(?<!\\)(\\\\)*\\ud[89a-f]/)
+  expect(result.stdout).not.toMatch(/[\u2028]/)
+  expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 1, output: "ok\n", error: expect.stringContaining("bad \ufffd x") })
+})

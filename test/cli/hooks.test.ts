@@ -197,3 +197,27 @@ test("attack: the model's script, prompt and summary reach a hook only as JSON o
   expect(readFileSync(join(base, "argv"), "utf8")).toBe("/bin/sh\n")
   expect(JSON.parse(readFileSync(join(base, "stdin"), "utf8"))).toMatchObject({ event: "stop", summary: payload })
 })
+
+test("attack: a script that rewrites the file a trusted project's hook runs gets nothing run outside the sandbox; the hook is refused with a warning", async () => {
+  const leak = join(base, "leak")
+  mkdirSync(join(repo, "scripts"))
+  writeFileSync(join(repo, "scripts", "policy.sh"), "#!/bin/sh\nexit 0\n", { mode: 0o755 })
+  writeFileSync(join(repo, "clanka.json"), JSON.stringify({ hooks: { preExecute: ["./scripts/policy.sh"], stop: ["sh scripts/policy.sh"] } }))
+  // The sandbox lets a script write the workspace: it swaps in a policy.sh that would run outside.
+  const evil = `#!/bin/sh\nenv > ${leak}\n`
+  const script = `await writeFile({ path: "scripts/policy.sh", content: ${JSON.stringify(evil)} })`
+  const result = await clanka(["run", "--json", "--trust-project", "-C", repo, "go"], {
+    env: { ...(await env([{ blocks: [{ type: "execute", script }] }, finish("done")])), ANTHROPIC_API_KEY: "sk-ant-hook-secret" },
+  })
+  expect(result.code).toBe(0)
+  expect(existsSync(leak)).toBe(false)
+  const hooks = events(result.stdout).filter((event) => event._tag === "Hook")
+  const changed = (command: string, file: string) =>
+    `hook ${JSON.stringify(command)} could not start: ${file} changed since the run started (a script may have written it); it is not run outside the sandbox`
+  expect(hooks.map((hook) => [hook.name, hook.exitCode, hook.warning])).toEqual([
+    ["preExecute", 0, undefined],
+    ["preExecute", null, `preExecute ${changed("./scripts/policy.sh", "./scripts/policy.sh")}`],
+    ["stop", null, `stop ${changed("sh scripts/policy.sh", "scripts/policy.sh")}`],
+  ])
+  expect(result.stderr).toContain(`clanka: preExecute ${changed("./scripts/policy.sh", "./scripts/policy.sh")}\n`)
+})

@@ -247,3 +247,71 @@ test("SIGTERM stops the running prompt and the reading: exit 130 with stdin stil
   expect(code).toBe(130)
   expect(run.events.at(-1)).toEqual({ _tag: "AgentError", message: "interrupted", exitCode: 130 })
 })
+
+test("a line ends only at \\n: a prompt holding U+2028, U+2029 or a CR (JSON allows them raw) arrives whole", async () => {
+  const env = await serve([finish("done")])
+  const text = "one\u2028two\u2029three"
+  // JSON.stringify writes U+2028 and U+2029 raw; a CR between tokens is JSON whitespace.
+  const input = [`{"type":"prompt",\r"text":${JSON.stringify(text)}}`, "not json\rstill line 2", ""].join("\n")
+  const result = await clanka(["run", "--input", "ndjson", "-C", directory], { env, stdin: input })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events.filter((event) => event._tag === "InputError")).toEqual([
+    { _tag: "InputError", message: expect.stringMatching(/^input line 2: not JSON: /), line: 2 },
+  ])
+  expect(events.find((event) => event._tag === "AgentStart").prompt).toBe(text)
+  expect(server!.requests[0]!.lastUserText).toBe(text)
+})
+
+test("a line over 8 MiB is one InputError and is skipped, not run nor held whole; the next line is read", async () => {
+  const env = await serve([finish("done")])
+  const huge = JSON.stringify({ type: "prompt", text: "x".repeat(9 * 1024 * 1024) })
+  const input = `${huge}\n{"type":"prompt","text":"go"}\n`
+  const result = await clanka(["run", "--input", "ndjson", "-C", directory], { env, stdin: input, timeoutMs: 30_000 })
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events[0]).toEqual({
+    _tag: "InputError",
+    message: "input line 1: the line is longer than 8 MiB, the most one line may hold; it was skipped",
+    line: 1,
+  })
+  expect(events.slice(1).map(brief)).toEqual(['AgentStart "go"', ...TURN, 'ScriptOutput "(no output)"', 'AgentFinished "done"'])
+  expect(server!.requests.length).toBe(1)
+})
+
+test("a steer the run ended without giving the model (its last script was running) is not lost silently: one InputError after the run", async () => {
+  const env = await serve([
+    execute("console.log('started'); await sleep(1500); await taskComplete('done')"),
+    (request: FakeRequest) => finish(`asked: ${request.lastUserText}`),
+  ])
+  const run = drive(["run", "--input", "ndjson"], env)
+  run.send({ type: "prompt", text: "first" })
+  await run.waitFor((event) => event._tag === "ScriptOutputDelta" && event.text === "started\n")
+  run.send({ type: "steer", text: "also do X" })
+  await run.waitFor((event) => event._tag === "AgentFinished")
+  run.send({ type: "prompt", text: "second" })
+  const { code } = await run.end()
+  expect(code).toBe(0)
+  expect(run.events.map(brief)).toEqual([
+    'AgentStart "first"',
+    ...TURN,
+    'ScriptOutputDelta "started\\n"',
+    'ScriptOutput "started\\n"',
+    'AgentFinished "done"',
+    "InputError 2 input line 2: the prompt ended before this steer reached the model; send it again as a prompt",
+    'AgentStart "second"',
+    ...TURN,
+    'ScriptOutput "(no output)"',
+    'AgentFinished "asked: second"',
+  ])
+})
+
+test("a byte order mark before the first line (PowerShell, .NET writers) is not part of it: the first prompt runs", async () => {
+  const env = await serve([finish("done")])
+  const result = await clanka(["run", "--input", "ndjson", "-C", directory], { env, stdin: '\ufeff{"type":"prompt","text":"go"}\n' })
+  expect(result.stderr).toBe("")
+  expect(result.code).toBe(0)
+  const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(events.map(brief)).toEqual(['AgentStart "go"', ...TURN, 'ScriptOutput "(no output)"', 'AgentFinished "done"'])
+})

@@ -195,3 +195,17 @@ test("a session's totals include its sub-agents, across resumed runs", async () 
   expect(row).toMatchObject({ id, turns: 3 })
   expect(row.costUsd).toBeCloseTo(0.012, 6)
 })
+
+test("a prompt cut at 200 characters for the listing is cut between characters: sessions --json stays valid for strict parsers", async () => {
+  const home = freshHome()
+  const served = await serve([finish("done")], home)
+  server = served.server
+  // The emoji (two UTF-16 units) straddles the cut at 199.
+  const prompt = `${"a".repeat(198)}😀 and more`
+  expect((await clanka(["run", "--json", "-C", workspace, prompt], { env: served.env })).code).toBe(0)
+  const list = await clanka(["sessions", "--json"], { env: served.env, cwd: workspace })
+  expect(list.stdout).not.toMatch(/\\ud[89a-f]/)
+  const [row] = events(list)
+  expect(row.prompt.isWellFormed()).toBe(true)
+  expect(row.prompt).toBe(`${"a".repeat(198)}…`)
+})

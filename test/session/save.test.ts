@@ -182,3 +182,19 @@ test("the help names the session flags, the sessions command and the variables",
   for (const flag of ["--continue", "--resume=<ID>", "--fork=<ID>", "--no-session", "--compact-at=<TOKENS>", "--max-budget-usd=<N>"]) expect(run).toContain(flag)
   expect((await clanka(["sessions", "--help"])).stdout).toContain("USAGE clanka sessions [OPTIONS] [ACTION] [ID]")
 })
+
+test("every transcript line is valid for strict parsers and line splitters: lone surrogates as U+FFFD, U+2028 escaped", async () => {
+  const home = freshHome()
+  const text = "half \ud83d of a pair, a line\u2028separator"
+  const served = await serve([{ blocks: [{ type: "text", text }, { type: "execute", script: `await taskComplete(${JSON.stringify(text)})` }] }], home)
+  server = served.server
+  const result = await clanka(["run", "--json", "-C", workspace, "go"], { env: served.env })
+  expect(result.code).toBe(0)
+  const [file] = sessionFiles(home)
+  const raw = readFileSync(join(home, "sessions", file!), "utf8")
+  expect(raw).not.toMatch(/(?<!\\)(\\\\)*\\ud[89a-f]/)
+  expect(raw).not.toMatch(/[\u0085\u2028\u2029]/)
+  const lines = transcript(home, file!.replace(/\.jsonl$/, ""))
+  const finished = lines.find((line) => line.type === "event" && line.event._tag === "AgentFinished")
+  expect(finished.event.summary).toBe(text.toWellFormed())
+})

@@ -255,3 +255,49 @@ test("a collector that cannot be reached costs one warning line and at most a fe
   const secret = await run(["go"], { ...again.server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:tok-SECRET@${host}/v1?api_key=q-SECRET` })
   expect(secret.stderr).toBe(`clanka: OpenTelemetry export to http://…@${host}/v1?… did not finish within 3 s; the spans and metrics not yet sent are dropped\n`)
 })
+
+test("attack: an API that quotes the key in its error does not carry the key to the collector; the spans say [redacted]", async () => {
+  const key = "sk-ant-test-SECRETKEY-0123456789"
+  const { server, otlp } = await start([
+    { error: { status: 529, message: `overloaded, key ${key}` } },
+    { error: { status: 401, message: `invalid x-api-key ${key}` } },
+  ])
+  const result = await run(["go"], { ...server.env, ANTHROPIC_API_KEY: key, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
+  expect(result.code).toBe(1)
+  expect(spanTree(otlp.spans)).toEqual(["invoke_agent clanka", "  chat claude-sonnet-4-5", "  chat claude-sonnet-4-5"])
+  const exported = JSON.stringify(otlp.spans, (_, value) => (typeof value === "bigint" ? String(value) : value))
+  expect(exported).not.toContain("SECRETKEY")
+  const [root] = byName(otlp.spans, "invoke_agent clanka")
+  expect(root!.status.message).toContain("invalid x-api-key [redacted]")
+  const messages = byName(otlp.spans, "chat claude-sonnet-4-5").map((span) => span.status.message)
+  expect(messages).toContainEqual(expect.stringContaining("overloaded, key [redacted]"))
+})
+
+test("attack: a collector's answer cannot drive the terminal: control characters in its error are shown as ^[ in the one warning line", async () => {
+  const { server } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  const { createServer } = await import("node:net")
+  const collector = createServer((socket) =>
+    socket.once("data", () => socket.end("HTTP/1.1 500 Bad\x1b]0;owned\x07\x1b[2J\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")),
+  )
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+  try {
+    const { port } = collector.address() as { port: number }
+    const result = await run(["go"], { ...server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })
+    expect(result.code).toBe(0)
+    expect(result.stderr).not.toContain("\x1b")
+    expect(result.stderr).toMatch(/^clanka: OpenTelemetry export failed: .*Bad\^\[\]0;owned\^G\^\[\[2J.*\n$/)
+  } finally {
+    collector.close()
+  }
+})
+
+test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is one line, and a collector that then fails still gets its own line", async () => {
+  const { server, otlp } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  await otlp.close()
+  const result = await run(["go"], { ...server.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })
+  expect(result.code).toBe(0)
+  expect(result.stderr).toBe(
+    "clanka: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported; exporting with http/protobuf (or set http/json)\n" +
+      `clanka: OpenTelemetry export to ${otlp.url} did not finish within 3 s; the spans and metrics not yet sent are dropped\n`,
+  )
+})
