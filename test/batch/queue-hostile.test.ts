@@ -31,9 +31,9 @@ afterEach(async () => {
 let queues = 0
 const nextQueue = () => `hostile${++queues}`
 
-function startWorker(queue: string, env: Record<string, string>): { log: () => string; child: Bun.Subprocess } {
+function startWorker(queue: string, env: Record<string, string>, flags: string[] = []): { log: () => string; child: Bun.Subprocess } {
   // In its directory, without -C (which --executor would refuse).
-  const child = Bun.spawn([BUN, MAIN, "worker", "--queue", redis.url(queue), "--concurrency", "1"], {
+  const child = Bun.spawn([BUN, MAIN, "worker", "--queue", redis.url(queue), "--concurrency", "1", ...flags], {
     cwd: workspace,
     env: { ...process.env, ...env, NO_COLOR: "1", CLANKA_QUEUE_LOCK_MS: "2000" },
     stdin: "ignore",
@@ -94,6 +94,33 @@ test.skipIf(!available)("a job cannot give the worker's runs executor or sandbox
   expect(server.requests).toHaveLength(0)
   expect(worker.log()).toContain('not a clanka task: agent flag "--executor"')
 }, 40_000)
+
+test.skipIf(!available)("a job cannot send a task to a host the worker was not given, nor off the worker's ssh hosts onto its own machine", async () => {
+  server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: 'await taskComplete("ran")' }] }])
+  const env = { ...server.env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", CLANKA_HOME: freshHome() }
+  const task = { id: "t", prompt: "hello", line: 1 }
+  // A worker without --ssh: its ssh keys and config reach no host for the queue.
+  const local = nextQueue()
+  const here = startWorker(local, env)
+  await until(() => here.log().includes("waiting for tasks"), "the worker")
+  expect(await foreignJob(local, { batch: "b", task: { ...task, ssh: "deploy@prod.example:/srv" }, agent: [], retries: 0 })).toMatchObject({
+    state: "failed",
+    failedReason: 'not a clanka task: ssh host "deploy@prod.example" is not one of this worker\'s --ssh hosts (it has none)',
+  })
+  // A worker that runs its tasks on build@ci: another host is refused, and so is a dir (this machine).
+  const remote = nextQueue()
+  const there = startWorker(remote, env, ["--ssh", "build@ci.invalid:/srv/b"])
+  await until(() => there.log().includes("waiting for tasks"), "the worker")
+  expect(await foreignJob(remote, { batch: "b", task: { ...task, ssh: "root@ci.invalid" }, agent: [], retries: 0 })).toMatchObject({
+    state: "failed",
+    failedReason: 'not a clanka task: ssh host "root@ci.invalid" is not one of this worker\'s --ssh hosts (build@ci.invalid)',
+  })
+  expect(await foreignJob(remote, { batch: "b", task: { ...task, dir: "/" }, agent: [], retries: 0 })).toMatchObject({
+    state: "failed",
+    failedReason: "not a clanka task: this worker runs tasks on its --ssh hosts (build@ci.invalid); a task's dir would run it on the worker's own machine",
+  })
+  expect(server.requests).toHaveLength(0)
+}, 60_000)
 
 test.skipIf(!available)("malformed jobs fail one by one with the reason; the worker goes on to the next", async () => {
   const queue = nextQueue()

@@ -5,6 +5,7 @@
  * sandbox, --env or session flag) would let the queue choose how the worker's runs are confined.
  */
 import { agentArgs } from "../../cli/commands.ts"
+import { parseSshTarget } from "../../executor/ssh-target.ts"
 import { checkTask } from "../tasks.ts"
 import type { TaskJob, TaskProgress } from "./jobs.ts"
 
@@ -15,7 +16,13 @@ export class BadJob extends Error {
 /** The flags a batch gives its tasks' runs (`--name value` pairs). */
 const AGENT_FLAGS = new Set(Object.keys(agentArgs).map((name) => `--${name}`))
 
-export function checkJob(data: unknown): TaskJob {
+/**
+ * `sshHosts`: the hosts of the worker's own --ssh targets. A task's `ssh` may name one of them
+ * (any directory there, as `dir` may name any directory here), never another host the worker's
+ * ssh keys and config reach; on a worker with --ssh, a task's `dir` would move it off those hosts
+ * onto the worker's own machine.
+ */
+export function checkJob(data: unknown, sshHosts: readonly string[] = []): TaskJob {
   const bad = (problem: string) => new BadJob(`not a clanka task: ${problem}`)
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw bad("the job's data is not an object")
   const { batch, task, agent, retries } = data as Record<string, unknown>
@@ -31,6 +38,16 @@ export function checkJob(data: unknown): TaskJob {
   const checked = checkTask(spec)
   if (typeof checked === "string") throw bad(checked)
   if (checked.id === undefined) throw bad("the task has no id")
+  if (checked.ssh !== undefined) {
+    let host: string
+    try {
+      host = parseSshTarget(checked.ssh).host
+    } catch {
+      throw bad(`ssh ${JSON.stringify(checked.ssh)} is not [USER@]HOST[:DIR]`)
+    }
+    if (!sshHosts.includes(host)) throw bad(`ssh host ${JSON.stringify(host)} is not one of this worker's --ssh hosts${sshHosts.length ? ` (${sshHosts.join(", ")})` : " (it has none)"}`)
+  }
+  if (checked.dir !== undefined && sshHosts.length > 0) throw bad(`this worker runs tasks on its --ssh hosts (${sshHosts.join(", ")}); a task's dir would run it on the worker's own machine`)
   return { batch, task: { ...checked, id: checked.id, line: typeof line === "number" ? line : 0 }, agent: agent as string[], retries: retries as number }
 }
 

@@ -21,6 +21,7 @@ import { BatchControl } from "./control.ts"
 import { startModelGate, type ModelGate } from "./gate.ts"
 import type { JobOutcome, TaskJob, TaskProgress } from "./jobs.ts"
 import { checkJob, checkProgress } from "./job-check.ts"
+import { parseSshTarget } from "../../executor/ssh-target.ts"
 import { RateLimiter } from "./limiter.ts"
 import { closeWithin, connectionErrors, openRedis } from "./redis.ts"
 
@@ -60,11 +61,12 @@ export async function runWorker(options: WorkerOptions): Promise<boolean> {
   if (options.rateLimit !== undefined) gate = startModelGate(new RateLimiter(redis, clankaKey(place, "model-requests"), options.rateLimit))
   const { Worker, WaitingError, UnrecoverableError } = await import("bullmq")
   const stopping = new Set<AbortController>()
+  const sshHosts = options.flags.place.flatMap((word, at, all) => (all[at - 1] === "--ssh" ? [parseSshTarget(word).host] : []))
 
   const work = async (job: import("bullmq").Job<TaskJob, JobOutcome>, token?: string): Promise<JobOutcome> => {
     let checked: TaskJob
     try {
-      checked = checkJob(job.data)
+      checked = checkJob(job.data, sshHosts)
     } catch (error) {
       log(`job ${visible(String(job.id))}: ${visible(errorMessage(error))}`)
       // Failed for good, not tried again.
