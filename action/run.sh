@@ -97,12 +97,37 @@ if [ "$in_git" = true ]; then
       esac
     done || true)
 fi
-# Each line: KEY VALUE; an includeIf's VALUE is the file, unreadable meanwhile (no capability in
-# the sandbox bypasses its mode, root's neither).
+# A file of RUNNER_TEMP that holds a credential is kept in this shell's memory for the run, not on
+# disk: a mode cannot keep it from a script, which owns it as this step does (chmod is no write
+# Landlock governs) and, as root, needs no capability to change it back.
+held=0
+hold_file() {
+  case "$1" in "$temp"/*) ;; *) return 0 ;; esac
+  [ -f "$1" ] && [ ! -L "$1" ] || return 0
+  i=1
+  while [ "$i" -le "$held" ]; do
+    eval "[ \"\$held_path_$i\" = \"\$1\" ]" && return 0
+    i=$((i + 1))
+  done
+  body=$(cat "$1" && echo .) || return 0
+  held=$((held + 1))
+  eval "held_path_$held=\$1; held_body_$held=\${body%.}"
+  rm -f "$1"
+}
+put_back_files() {
+  i=1
+  while [ "$i" -le "$held" ]; do
+    eval "path=\$held_path_$i; body=\$held_body_$i"
+    (umask 077 && printf '%s' "$body" >"$path") || echo "::warning title=clanka action::$(command_text "could not put $path back")"
+    i=$((i + 1))
+  done
+  return 0
+}
+# Each line: KEY VALUE; an includeIf's VALUE is the file, held meanwhile.
 put_back_credentials() {
+  put_back_files
   printf '%s\n' "$credentials" | while IFS= read -r line; do
     [ -n "$line" ] || continue
-    case "$line" in includeif.*) chmod 600 "${line#* }" 2>/dev/null || true ;; esac
     git -C "$directory" config --local --add "${line%% *}" "${line#* }"
   done
   return 0
@@ -113,8 +138,12 @@ if [ -n "$credentials" ]; then
   trap 'exit 143' TERM
   printf '%s\n' "$credentials" | while IFS= read -r line; do
     git -C "$directory" config --local --unset-all "${line%% *}" || true
-    case "$line" in includeif.*) chmod 000 "${line#* }" 2>/dev/null || true ;; esac
   done
+  while IFS= read -r line; do
+    case "$line" in includeif.*) hold_file "${line#* }" ;; esac
+  done <<HELD
+$credentials
+HELD
 fi
 
 set -- run --json -C "$directory"

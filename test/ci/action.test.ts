@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from "bun:test"
 import type { Server } from "bun"
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, MAIN, ROOT } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
@@ -320,6 +320,54 @@ for (const backend of ["bwrap", "landlock"]) test(`the checkout's persisted toke
   expect(git(workspace, "config", "--local", "--list").split("\n").sort()).toEqual(before.split("\n").sort())
   expect(readFileSync(file, "utf8")).toContain("basic v6")
   expect(events).toContain(`"backend":"${backend}"`)
+})
+
+/**
+ * A job whose runner directories are outside /tmp, as on a runner (/home/runner/work/_temp): the
+ * sandboxes refuse the host's /tmp, so under it a secret left in RUNNER_TEMP would be out of the
+ * scripts' reach for a reason no runner has.
+ */
+function jobOutsideTmp(): Record<string, string> {
+  const env = job()
+  const root = mkdtempSync("/var/tmp/clanka-action-")
+  afterAll(() => rmSync(root, { recursive: true, force: true }))
+  mkdirSync(join(root, "temp"))
+  return { ...env, RUNNER_TEMP: join(root, "temp") }
+}
+
+/** Runs a script that looks for `secret` where the checkout left it; the step's result and events. */
+async function lookFor(env: Record<string, string>, backend: string, command: string) {
+  const bin = await install(env)
+  model = await startFakeModel("anthropic", [work(`console.log(await bash({command: ${JSON.stringify(command + "; true")}}))`), work("await taskComplete('looked')")])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "look around",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+    INPUT_SANDBOX_BACKEND: backend,
+  })
+  expect(result.code).toBe(0)
+  const events = readFileSync(outputs(env.GITHUB_OUTPUT!)["events-file"]!, "utf8")
+  expect(events).toContain(`"backend":"${backend}"`)
+  return { result, events: events + JSON.stringify(model.requests.map((request) => request.body)) }
+}
+
+for (const backend of ["bwrap", "landlock"]) test(`the checkout's credentials file stays out of reach when a script makes it readable again (${backend})`, async () => {
+  const env = jobOutsideTmp()
+  const workspace = env.GITHUB_WORKSPACE!
+  // actions/checkout v6: the token in a file under RUNNER_TEMP that an includeIf names. A file of
+  // mode 000 is one chmod away for its owner, which the script is (Landlock does not govern chmod).
+  const file = join(env.RUNNER_TEMP!, "git-credentials-5678.config")
+  writeFileSync(file, `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic djZTRUNSRVQ=\n`)
+  git(workspace, "config", "--local", `includeIf.gitdir:${workspace}/.git.path`, file)
+  const { events } = await lookFor(env, backend, `chmod 644 ${file}; cat ${file}; ls -la ${env.RUNNER_TEMP}`)
+  expect(events).toContain("clanka-home")
+  expect(events.includes("djZTRUNSRVQ")).toBe(false)
+  // Back as it was for the steps after the run.
+  expect(readFileSync(file, "utf8")).toContain("basic djZTRUNSRVQ=")
+  expect(git(workspace, "config", "--local", "--get", `includeIf.gitdir:${workspace}/.git.path`)).toBe(file)
 })
 
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
