@@ -84,16 +84,18 @@ in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true
 
 # actions/checkout leaves the job's token where git finds it (persist-credentials, its default):
 # an http.<url>.extraheader in the repository's config, or (v6) a file under RUNNER_TEMP that an
-# includeIf entry of it names. The run's scripts may read both, and the model would see the token
-# (and could put it in its summary, which a later step may post). They are taken out for the run
-# and put back when this script exits, for the steps after it (a push).
+# includeIf entry of it names; given an ssh-key, the key in RUNNER_TEMP, which core.sshCommand
+# names. The run's scripts may read them, and the model would see the secret (and could put it in
+# its summary, which a later step may post). They are taken out for the run and put back when this
+# script exits, for the steps after it (a push).
 credentials=
 if [ "$in_git" = true ]; then
-  credentials=$(git -C "$directory" config --local --get-regexp '^(http\..*\.extraheader|includeif\..*\.path)$' 2>/dev/null |
+  credentials=$(git -C "$directory" config --local --get-regexp '^(http\..*\.extraheader|includeif\..*\.path|core\.sshcommand)$' 2>/dev/null |
     while IFS= read -r line; do
       case "$line" in
         http.*) printf '%s\n' "$line" ;;
-        *" $temp/"*) printf '%s\n' "$line" ;;
+        includeif.*" $temp/"*) printf '%s\n' "$line" ;;
+        core.sshcommand*" -i "*) printf '%s\n' "$line" ;;
       esac
     done || true)
 fi
@@ -123,11 +125,21 @@ put_back_files() {
   done
   return 0
 }
-# Each line: KEY VALUE; an includeIf's VALUE is the file, held meanwhile.
+# The file of ssh's -i in core.sshCommand ("$RUNNER_TEMP/…" as actions/checkout writes it).
+ssh_key() {
+  key=$(printf '%s\n' "$1" | sed -n 's/.* -i "\{0,1\}\([^" ]*\).*/\1/p')
+  case "$key" in
+    '$RUNNER_TEMP/'*) key="$temp/${key#'$RUNNER_TEMP/'}" ;;
+    '${RUNNER_TEMP}/'*) key="$temp/${key#'${RUNNER_TEMP}/'}" ;;
+  esac
+  printf '%s\n' "$key"
+}
+# Each line: KEY VALUE; an includeIf's VALUE is the file, held meanwhile, as is the key that
+# core.sshCommand names (the command itself stays: it is no secret).
 put_back_credentials() {
   put_back_files
   printf '%s\n' "$credentials" | while IFS= read -r line; do
-    [ -n "$line" ] || continue
+    case "$line" in "" | core.sshcommand*) continue ;; esac
     git -C "$directory" config --local --add "${line%% *}" "${line#* }"
   done
   return 0
@@ -137,10 +149,14 @@ if [ -n "$credentials" ]; then
   trap 'exit 130' INT
   trap 'exit 143' TERM
   printf '%s\n' "$credentials" | while IFS= read -r line; do
+    case "$line" in core.sshcommand*) continue ;; esac
     git -C "$directory" config --local --unset-all "${line%% *}" || true
   done
   while IFS= read -r line; do
-    case "$line" in includeif.*) hold_file "${line#* }" ;; esac
+    case "$line" in
+      includeif.*) hold_file "${line#* }" ;;
+      core.sshcommand*) hold_file "$(ssh_key "${line#* }")" ;;
+    esac
   done <<HELD
 $credentials
 HELD

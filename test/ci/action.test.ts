@@ -9,7 +9,7 @@ import type { Server } from "bun"
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { BUN, MAIN, ROOT } from "../support/cli.ts"
 import { startFakeModel, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { temporaryDirectory } from "../support/temp.ts"
@@ -368,6 +368,24 @@ for (const backend of ["bwrap", "landlock"]) test(`the checkout's credentials fi
   // Back as it was for the steps after the run.
   expect(readFileSync(file, "utf8")).toContain("basic djZTRUNSRVQ=")
   expect(git(workspace, "config", "--local", "--get", `includeIf.gitdir:${workspace}/.git.path`)).toBe(file)
+})
+
+for (const backend of ["bwrap", "landlock"]) test(`the deploy key the checkout left for ssh is out of the scripts' reach during the run (${backend}), and back after it`, async () => {
+  const env = jobOutsideTmp()
+  const workspace = env.GITHUB_WORKSPACE!
+  // actions/checkout with ssh-key: the key in RUNNER_TEMP (0600, owned by the step's user, as the
+  // script is), named by core.sshCommand for the steps after it.
+  const key = join(env.RUNNER_TEMP!, "0c4a9a35-2f4e-4d3e-9c57-1b8a0a2f6d11")
+  writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nZGVwbG95LWtleS1zZWNyZXQ=\n-----END OPENSSH PRIVATE KEY-----\n", { mode: 0o600 })
+  writeFileSync(`${key}_known_hosts`, "github.com ssh-rsa AAAA\n")
+  const sshCommand = `"/usr/bin/ssh" -i "$RUNNER_TEMP/${basename(key)}" -o "UserKnownHostsFile=$RUNNER_TEMP/${basename(key)}_known_hosts"`
+  git(workspace, "config", "--local", "core.sshCommand", sshCommand)
+  const { events } = await lookFor(env, backend, `git config core.sshCommand; cat ${key}; chmod 644 ${key}; cat ${key}`)
+  expect(events).toContain("UserKnownHostsFile")
+  expect(events.includes("ZGVwbG95LWtleS1zZWNyZXQ")).toBe(false)
+  expect(readFileSync(key, "utf8")).toContain("ZGVwbG95LWtleS1zZWNyZXQ=")
+  expect(statSync(key).mode & 0o777).toBe(0o600)
+  expect(git(workspace, "config", "--local", "--get", "core.sshCommand")).toBe(sshCommand)
 })
 
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
