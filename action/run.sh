@@ -83,21 +83,32 @@ base=$(git -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
 in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
 
 # actions/checkout leaves the job's token where git finds it (persist-credentials, its default):
-# an http.<url>.extraheader in the repository's config, or (v6) a file under RUNNER_TEMP that an
-# includeIf entry of it names; given an ssh-key, the key in RUNNER_TEMP, which core.sshCommand
-# names. The run's scripts may read them, and the model would see the secret (and could put it in
-# its summary, which a later step may post). They are taken out for the run and put back when this
-# script exits, for the steps after it (a push).
+# an http.<url>.extraheader in the repository's config and, with submodules, in each submodule's
+# (v4), or a file under RUNNER_TEMP that includeIf entries name (v6); given an ssh-key, the key in
+# RUNNER_TEMP, which core.sshCommand names. The run's scripts may read them, and the model would
+# see the secret (and could put it in its summary, which a later step may post). They are taken
+# out for the run and put back when this script exits, for the steps after it (a push).
+# Each line of $credentials: CONFIG-FILE<tab>KEY VALUE.
+tab=$(printf '\t')
 credentials=
 if [ "$in_git" = true ]; then
-  credentials=$(git -C "$directory" config --local --get-regexp '^(http\..*\.extraheader|includeif\..*\.path|core\.sshcommand)$' 2>/dev/null |
-    while IFS= read -r line; do
-      case "$line" in
-        http.*) printf '%s\n' "$line" ;;
-        includeif.*" $temp/"*) printf '%s\n' "$line" ;;
-        core.sshcommand*" -i "*) printf '%s\n' "$line" ;;
-      esac
-    done || true)
+  # Where --local writes (a linked worktree's is the main repository's), as an absolute path.
+  common=$(cd "$directory" && cd "$(git rev-parse --git-common-dir 2>/dev/null)" 2>/dev/null && pwd -P || true)
+  credentials=$(
+    {
+      [ -f "$common/config" ] && printf '%s\n' "$common/config"
+      # The submodules' git directories (nested ones under their modules/ in turn).
+      [ -d "$common/modules" ] && find "$common/modules" -type f -name config 2>/dev/null
+    } | while IFS= read -r file; do
+      [ "$file" = "$common/config" ] || [ -f "${file%/config}/HEAD" ] || continue
+      git config --file "$file" --get-regexp '^(http\..*\.extraheader|includeif\..*\.path|core\.sshcommand)$' 2>/dev/null |
+        while IFS= read -r line; do
+          case "$line" in
+            http.* | includeif.*" $temp/"* | core.sshcommand*" -i "*) printf '%s\t%s\n' "$file" "$line" ;;
+          esac
+        done
+    done || true
+  )
 fi
 # A file of RUNNER_TEMP that holds a credential is kept in this shell's memory for the run, not on
 # disk: a mode cannot keep it from a script, which owns it as this step does (chmod is no write
@@ -138,9 +149,9 @@ ssh_key() {
 # core.sshCommand names (the command itself stays: it is no secret).
 put_back_credentials() {
   put_back_files
-  printf '%s\n' "$credentials" | while IFS= read -r line; do
+  printf '%s\n' "$credentials" | while IFS="$tab" read -r file line; do
     case "$line" in "" | core.sshcommand*) continue ;; esac
-    git -C "$directory" config --local --add "${line%% *}" "${line#* }"
+    git config --file "$file" --add "${line%% *}" "${line#* }"
   done
   return 0
 }
@@ -148,11 +159,11 @@ if [ -n "$credentials" ]; then
   trap put_back_credentials EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  printf '%s\n' "$credentials" | while IFS= read -r line; do
+  printf '%s\n' "$credentials" | while IFS="$tab" read -r file line; do
     case "$line" in core.sshcommand*) continue ;; esac
-    git -C "$directory" config --local --unset-all "${line%% *}" || true
+    git config --file "$file" --unset-all "${line%% *}" || true
   done
-  while IFS= read -r line; do
+  while IFS="$tab" read -r file line; do
     case "$line" in
       includeif.*) hold_file "${line#* }" ;;
       core.sshcommand*) hold_file "$(ssh_key "${line#* }")" ;;

@@ -388,6 +388,30 @@ for (const backend of ["bwrap", "landlock"]) test(`the deploy key the checkout l
   expect(git(workspace, "config", "--local", "--get", "core.sshCommand")).toBe(sshCommand)
 })
 
+for (const backend of ["bwrap", "landlock"]) test(`the token actions/checkout v4 writes into each submodule's config is out of the scripts' reach during the run (${backend}), and back after it`, async () => {
+  const env = jobOutsideTmp()
+  const workspace = env.GITHUB_WORKSPACE!
+  const library = join(env.RUNNER_TEMP!, "..", "library")
+  mkdirSync(library)
+  writeFileSync(join(library, "lib.js"), "export {}\n")
+  git(library, "init", "-q")
+  git(library, "add", ".")
+  git(library, "commit", "-qm", "lib")
+  git(workspace, "-c", "protocol.file.allow=always", "submodule", "add", "-q", library, "lib")
+  git(workspace, "commit", "-qm", "add lib")
+  // With submodules and persist-credentials (v4): the extraheader in each submodule's config too.
+  const token = "AUTHORIZATION: basic c3VibW9kdWxlLXRva2Vu"
+  git(workspace, "config", "--local", "http.https://github.com/.extraheader", token)
+  git(join(workspace, "lib"), "config", "--local", "http.https://github.com/.extraheader", token)
+  git(join(workspace, "lib"), "config", "--local", "user.name", "kept")
+  const before = readFileSync(join(workspace, ".git", "modules", "lib", "config"), "utf8")
+  const { events } = await lookFor(env, backend, "cat .git/modules/lib/config; git -C lib config --list")
+  expect(events).toContain("user.name=kept")
+  expect(events.includes("c3VibW9kdWxlLXRva2Vu")).toBe(false)
+  expect(git(join(workspace, "lib"), "config", "--local", "--get", "http.https://github.com/.extraheader")).toBe(token)
+  expect(readFileSync(join(workspace, ".git", "modules", "lib", "config"), "utf8").split("\n").sort()).toEqual(before.split("\n").sort())
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
