@@ -92,7 +92,7 @@ export function loadConfig(directory: string, options: LoadOptions = {}): Loaded
   const parsed: ((typeof layers)[number] & ParsedFile)[] = []
   if (layers.length > 0) {
     const { parseConfigFile } = require("./parse-file.ts") as typeof import("./parse-file.ts")
-    for (const layer of layers) parsed.push({ ...layer, ...parseConfigFile(layer.path, layer.kind, layer.content) })
+    for (const layer of layers) parsed.push({ ...layer, ...parseConfigFile(layer.path, layer.kind, layer.content, layer.trust === "untrusted") })
   }
   // What the trusted files alone give: an untrusted value may be as strict or stricter.
   const base: Config = {}

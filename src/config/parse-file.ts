@@ -20,12 +20,18 @@ export interface ParsedFile {
   skipped: SkippedServer[]
 }
 
-export function parseConfigFile(path: string, kind: "config" | "mcp", content: Buffer): ParsedFile {
+/**
+ * `untrusted`: a project file the user has not trusted. It may be a symlink to any file clanka can
+ * read (a token, an env file on a CI runner), and the parser's message quotes the word it stopped
+ * at, so that word is left out: the error reaches a log others may read.
+ */
+export function parseConfigFile(path: string, kind: "config" | "mcp", content: Buffer, untrusted = false): ParsedFile {
   let json: unknown
   try {
     json = JSON.parse(content.toString("utf8"))
   } catch (error) {
-    throw new UsageError(`${path}: not JSON: ${(error as Error).message}`)
+    const message = (error as Error).message
+    throw new UsageError(`${path}: not JSON: ${untrusted ? message.replace(/\s*"[^]*$/, "") : message}`)
   }
   const file = expectObject(json, path)
   if (file.mcpServers !== undefined) expectObject(file.mcpServers, path, "mcpServers")

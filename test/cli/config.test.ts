@@ -224,3 +224,24 @@ test("attack: a FIFO or a device where a project's config file goes (a script ca
     expect(result).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, dir, file)}: not a regular file (a FIFO, socket or device); remove it\n` })
   }
 })
+
+test("attack: an untrusted project's config file linked to a file that is not JSON (a token, an env file) names no word of it in the error", async () => {
+  const project = join(root, "linked")
+  mkdirSync(join(project, ".git"), { recursive: true })
+  // Files of the machine a checkout's symlink may lead to: the error goes to a CI log anyone may read.
+  const secrets = join(root, "secrets")
+  mkdirSync(secrets)
+  writeFileSync(join(secrets, "token"), "ghs_L1nkedTokenSecret\n")
+  writeFileSync(join(secrets, ".env"), "ANTHROPIC_API_KEY=sk-ant-secret\n")
+  for (const [name, target] of [["clanka.json", "token"], [".mcp.json", "token"], ["clanka.json", ".env"]] as const) {
+    rmSync(join(project, "clanka.json"), { force: true })
+    rmSync(join(project, ".mcp.json"), { force: true })
+    symlinkSync(join(secrets, target), join(project, name))
+    const result = await clanka(["run", "-C", project, "hi"], { env })
+    expect(result).toEqual({ code: 2, stdout: "", stderr: `clanka: ${join(project, name)}: not JSON: JSON Parse error: Unexpected identifier\n` })
+  }
+  // The user's own file, and a project the user trusts, keep the word that helps find the mistake.
+  rmSync(join(project, "clanka.json"))
+  writeFileSync(join(project, "clanka.json"), "tru\n")
+  expect((await clanka(["run", "-C", project, "hi"], { env: trusted })).stderr).toBe(`clanka: ${join(project, "clanka.json")}: not JSON: JSON Parse error: Unexpected identifier "tru"\n`)
+})
