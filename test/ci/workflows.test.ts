@@ -104,7 +104,7 @@ test("ci.yml runs .ci/run; release.yml builds with --all and attaches the assets
   expect(ci).toContain("bash .ci/run")
   const release = Bun.YAML.parse(readFileSync(join(ROOT, ".github/workflows/release.yml"), "utf8")) as any
   expect(release.on.push.tags).toEqual(["v*"])
-  const runs: string = release.jobs.release.steps.map((step: Step) => step.run ?? "").join("\n")
+  const runs: string = Object.values(release.jobs as Record<string, { steps: Step[] }>).flatMap((job) => job.steps.map((step) => step.run ?? "")).join("\n")
   expect(runs).toContain("bun scripts/build.ts --all")
   // The targets scripts/build.ts builds are the assets released and the ones install.sh asks for.
   const targets = [...readFileSync(join(ROOT, "scripts/build.ts"), "utf8").matchAll(/^ {2}"([a-z]+-[a-z0-9]+)": "bun-/gm)].map((m) => m[1]!)
@@ -112,4 +112,22 @@ test("ci.yml runs .ci/run; release.yml builds with --all and attaches the assets
   expect(assets).toEqual(["clanka-linux-x64", "clanka-linux-arm64", "clanka-darwin-x64", "clanka-darwin-arm64", "clanka-windows-x64.exe"])
   expect(runs).toContain(`assets="${assets.join(" ")} SHA256SUMS"`)
   expect(runs).toContain('gh release upload "$TAG" $assets --clobber')
+})
+
+test("release.yml: the job that installs the dependencies and builds can write nothing; only the publish job, which runs no project code, can", () => {
+  const release = Bun.YAML.parse(readFileSync(join(ROOT, ".github/workflows/release.yml"), "utf8")) as any
+  // npm ci runs the install scripts of every dependency: a token there that can write could
+  // change the repository or the release.
+  expect(release.permissions).toEqual({ contents: "read" })
+  const jobs = Object.entries(release.jobs as Record<string, { permissions?: Record<string, string>; steps: Step[]; needs?: string }>)
+  for (const [name, job] of jobs) {
+    const runsCode = job.steps.some((step) => /npm|bun|node_modules|dist\/clanka/.test(step.run?.split("\n").filter((line) => !line.includes("sha256sum")).join("\n") ?? ""))
+    const writes = Object.values(job.permissions ?? release.permissions).includes("write")
+    expect({ name, runsCode, writes: runsCode && writes }).toEqual({ name, runsCode, writes: false })
+    // A checkout in a job that runs the project's code keeps no token in .git/config.
+    for (const step of job.steps.filter((step) => step.uses?.startsWith("actions/checkout@"))) expect({ name, with: step.with }).toEqual({ name, with: { ...step.with, "persist-credentials": false } as never })
+  }
+  const publish = jobs.find(([, job]) => Object.values(job.permissions ?? {}).includes("write"))!
+  expect(publish[1].needs).toBe("build")
+  expect(publish[1].steps.some((step) => step.uses?.startsWith("actions/checkout@"))).toBe(false)
 })
