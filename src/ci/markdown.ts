@@ -83,20 +83,51 @@ function files(changed: ChangedFile[]): string[] {
 }
 
 /**
- * The model's summary is Markdown and shown as such, clipped; a code fence it leaves open is
- * closed so that it cannot swallow the rest of the report.
+ * The model's summary is Markdown and shown as such, clipped; what it leaves open that would take
+ * in the rest of the report (a code fence, an HTML comment, a <details> or <pre> block) is closed.
  */
 function modelMarkdown(text: string): string {
   let body = plainText(text).trim()
   if (body.length > SUMMARY_MAX) body = `${body.slice(0, SUMMARY_MAX)}\n\n_… ${count(body.length - SUMMARY_MAX)} more characters not shown._`
   let open: string | undefined
+  const outsideCode: string[] = []
   for (const line of body.split("\n")) {
     const fence = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1]
-    if (!fence) continue
+    if (!fence) {
+      if (open === undefined) outsideCode.push(line)
+      continue
+    }
     if (open === undefined) open = fence
     else if (fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) open = undefined
   }
-  return open === undefined ? body : `${body}\n${open}`
+  if (open !== undefined) body = `${body}\n${open}`
+  const closers = htmlClosers(outsideCode.join("\n").replace(/(`+)[^`][\s\S]*?\1/g, ""))
+  return closers.length === 0 ? body : `${body}\n\n${closers.join("\n\n")}`
+}
+
+/**
+ * HTML that runs to the end of the document when left open: a comment and the raw-text blocks
+ * (CommonMark's HTML blocks end only at their end marker), and elements the browser closes only
+ * there (a collapsed <details> would hide the figures and the files changed).
+ */
+const ENCLOSING = ["details", "pre", "textarea", "script", "style", "div"]
+
+/** The end markers for what `html` (the summary outside code) leaves open, in order. */
+function htmlClosers(html: string): string[] {
+  const closers: string[] = []
+  let text = html.replace(/<!--[\s\S]*?-->/g, "")
+  const comment = text.indexOf("<!--")
+  if (comment >= 0) {
+    // What follows an unclosed comment is in it: the tags there open nothing.
+    text = text.slice(0, comment)
+    closers.push("-->")
+  }
+  for (const tag of ENCLOSING) {
+    const opened = text.match(new RegExp(`<${tag}(?=[\\s>/])`, "gi"))?.length ?? 0
+    const closed = text.match(new RegExp(`</${tag}\\s*>`, "gi"))?.length ?? 0
+    for (let i = closed; i < opened; i++) closers.push(`</${tag}>`)
+  }
+  return closers
 }
 
 /** Inline code that holds any text: the fence is longer than any run of backticks inside. */

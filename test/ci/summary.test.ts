@@ -324,3 +324,23 @@ test("on a terminal the model's escape sequences are shown, not obeyed (--get to
   expect(onTerminal(["summary", file, "--get", "summary"])).toBe("Done.^[]0;owned title^G^[[2J^[[31mred\r\n")
   expect((await clanka(["summary", file, "--get", "summary"])).stdout).toBe(`${summary}\n`)
 })
+
+test("attack: HTML the model's summary leaves open (a comment, <details>, <pre>, <textarea>, <script>) does not take in the rest of the report", async () => {
+  const cases = ["All good.\n\n<!--", "All good. <!-- the rest is hidden", "<details><summary>All good.</summary>\n\nmore", "<pre>", "<textarea>", "<script>", "<style>", "<div>\n\n<details>", "`<!--` is kept as code\n\n<!-- done --> and <pre>x</pre>"]
+  for (const summary of cases) {
+    const file = stream([start, { _tag: "AgentFinished", summary, durationMs: 1000, turns: 1, usage: usage(10, 1, 0, 0, 0.001) }])
+    const result = await clanka(["summary", file])
+    expect(result.code).toBe(0)
+    // As GitHub renders the job summary (CommonMark: an HTML block started by <!-- or <pre> runs
+    // to its end marker, else to the end of the document).
+    const html = Bun.markdown.html(result.stdout)
+    const before = html.slice(0, html.indexOf("<td>Turns</td>"))
+    expect({ summary, shown: html.includes("<td>Turns</td>") }).toEqual({ summary, shown: true })
+    const open = ["details", "pre", "textarea", "script", "style", "div"].filter((tag) => (before.match(new RegExp(`<${tag}[\\s>]`, "g"))?.length ?? 0) > (before.match(new RegExp(`</${tag}>`, "g"))?.length ?? 0))
+    const comment = before.replace(/<!--[\s\S]*?-->/g, "").includes("<!--")
+    expect({ summary, open, comment }).toEqual({ summary, open: [], comment: false })
+  }
+  // A summary that closes what it opens is shown as written.
+  const file = stream([start, { _tag: "AgentFinished", summary: "<details><summary>Log</summary>\n\nok\n\n</details>", durationMs: 1000, turns: 1, usage: usage(10, 1, 0, 0, 0.001) }])
+  expect((await clanka(["summary", file])).stdout).toStartWith("## ✅ clanka finished\n\n<details><summary>Log</summary>\n\nok\n\n</details>\n\n| | |\n")
+})
