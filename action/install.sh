@@ -12,9 +12,15 @@
 set -eu
 
 fail() {
-  # A workflow command's message: % escaped as the runner reads it (messages here are one line).
-  echo "::error title=clanka action::$(printf '%s' "$1" | sed 's/%/%25/g')"
+  # A workflow command's message: %, CR and LF escaped as the runner reads them (an input may hold a
+  # line of its own).
+  echo "::error title=clanka action::$(printf '%s' "$1" | tr -d '\r' | sed 's/%/%25/g' | awk 'NR > 1 { printf "%%0A" } { printf "%s", $0 }')"
   exit 1
+}
+
+# A line of the log that holds inputs: on one line, so that no part of it is a workflow command.
+say() {
+  printf '%s\n' "$1" | awk '{ gsub(/\r/, "^M") } NR > 1 { printf "^J" } { printf "%s", $0 } END { print "" }'
 }
 
 case "${RUNNER_OS:-}" in
@@ -54,8 +60,9 @@ if [ -z "$version" ]; then
     *) version=latest ;;
   esac
 fi
+# It names the directory put on PATH, and a part of the download URL.
 case "$version" in
-  */* | *' '* | .*) fail "version \"$version\" is not a release tag (e.g. v0.2.0, or latest)" ;;
+  *[!A-Za-z0-9._+-]* | .*) fail "version \"$version\" is not a release tag (e.g. v0.2.0, or latest)" ;;
 esac
 
 base=${INPUT_DOWNLOAD_URL:-}
@@ -96,7 +103,7 @@ sha256() {
   fi
 }
 
-echo "Downloading $asset ($version) from $base"
+say "Downloading $asset ($version) from $base"
 # The download lands beside the binary and becomes it only once its digest matches.
 partial="$dir/.download"
 rm -f "$partial" "$dir/SHA256SUMS"

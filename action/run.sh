@@ -184,7 +184,8 @@ set -f
 set -- "$@" ${INPUT_ARGS:-} -
 set +f
 
-echo "clanka $*"
+# On one line: an input with a line of its own (a model taken from a comment) is no command.
+printf '%s\n' "clanka $*" | awk '{ gsub(/\r/, "^M") } NR > 1 { printf "^J" } { printf "%s", $0 } END { print "" }'
 # What clanka prints to the log (its stderr) can hold the repository's or the model's text (a file
 # name, a warning): the runner must not read a line of it as a workflow command (::stop-commands::,
 # ::add-mask::, ::error::, ...). Commands are off until the token that only this script knows.

@@ -285,6 +285,28 @@ test("what clanka prints to the log cannot be a workflow command: a repository's
   expect(obeyed.filter((line) => line.startsWith("::stop-commands::clanka-"))).toHaveLength(2)
 })
 
+test("an input with a line of its own (a model or directory taken from an issue comment) is not a workflow command in the log", async () => {
+  const env = job()
+  const bin = await install(env)
+  const sub = join(env.GITHUB_WORKSPACE!, "sub\n::error title=hijacked::from working-directory")
+  mkdirSync(sub)
+  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5\n::error title=hijacked::from the model input",
+    INPUT_WORKING_DIRECTORY: sub,
+  })
+  // clanka refuses the model; what matters is the log.
+  expect(result.code).toBe(2)
+  expect(result.stdout).toContain("clanka run --json -C ")
+  expect(obeyedCommands(result.stdout).filter((line) => line.includes("hijacked"))).toEqual([])
+  expect(obeyedCommands(result.stderr).filter((line) => line.includes("hijacked"))).toEqual([])
+})
+
 for (const backend of ["bwrap", "landlock"]) test(`the checkout's persisted token (an extraheader, or v6's file an includeIf names) is out of the scripts' reach during the run (${backend}), and back after it`, async () => {
   const env = job()
   const bin = await install(env)
@@ -501,6 +523,21 @@ test("install picks the runner's asset, the version from the action's own tag an
   expect(unknown.code).toBe(1)
   expect(unknown.stdout).toBe("::error title=clanka action::no clanka binary for RUNNER_ARCH=ARM (X64 and ARM64 have one)\n")
 }, 30_000)
+
+test("install: a version or download-url with a line of its own is no workflow command, and adds nothing to PATH", async () => {
+  const env = job()
+  const url = publish("v9.9.9", STUB)
+  // The version names the directory put on PATH: a line of its own there would be a directory too.
+  const version = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: url, INPUT_VERSION: "v9.9.9\n/tmp/evil\n::error title=hijacked::from the version" })
+  expect(version.code).toBe(1)
+  expect(version.stdout).toBe("::error title=clanka action::version \"v9.9.9%0A/tmp/evil%0A::error title=hijacked::from the version\" is not a release tag (e.g. v0.2.0, or latest)\n")
+  expect(readFileSync(env.GITHUB_PATH!, "utf8")).toBe("")
+  const mirror = await step("install.sh", { ...env, INPUT_DOWNLOAD_URL: `${url}\n::error title=hijacked::from the download-url`, INPUT_VERSION: "v9.9.9" })
+  expect(mirror.code).toBe(1)
+  expect([...obeyedCommands(mirror.stdout), ...obeyedCommands(mirror.stderr)].filter((line) => line.startsWith("::error title=hijacked"))).toEqual([])
+  expect(mirror.stdout).toContain("Downloading clanka-linux-x64 (v9.9.9) from http://127.0.0.1:")
+  expect(readFileSync(env.GITHUB_PATH!, "utf8")).toBe("")
+})
 
 test("where bubblewrap is missing, install gets it with apt-get", async () => {
   const log = join(directory, "apt-get.log")
