@@ -81,6 +81,12 @@ fi
 # The files the run changes are those that differ from where the work tree started.
 base=$(git -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
 in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
+# The work tree's top, found now: after the run, git started in a working-directory below it would
+# find the repository a script may have made there (git init), and run what its config names (a
+# clean filter, while it compares files) outside the sandbox. The top's own .git is out of the
+# scripts' reach (read-only above the working directory; its config protected at it).
+top=$(git -C "$directory" rev-parse --show-toplevel 2>/dev/null || true)
+[ -n "$top" ] || in_git=
 
 # actions/checkout leaves the job's token where git finds it (persist-credentials, its default):
 # an http.<url>.extraheader in the repository's config and, with submodules, in each submodule's
@@ -225,7 +231,7 @@ output events-file "$events"
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   set -- summary "$events"
-  [ "$in_git" = true ] && set -- "$@" --git "$directory"
+  [ "$in_git" = true ] && set -- "$@" --git "$top"
   [ "$in_git" = true ] && [ -n "$base" ] && set -- "$@" --since "$base"
   if ! quiet "$CLANKA_BIN" "$@" >>"$GITHUB_STEP_SUMMARY"; then
     printf '## ❌ clanka failed (exit %s)\n\nIt wrote no events; its messages are in the log of this step.\n' "$code" >>"$GITHUB_STEP_SUMMARY"

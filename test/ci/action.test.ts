@@ -434,6 +434,45 @@ for (const backend of ["bwrap", "landlock"]) test(`the token actions/checkout v4
   expect(readFileSync(join(workspace, ".git", "modules", "lib", "config"), "utf8").split("\n").sort()).toEqual(before.split("\n").sort())
 })
 
+for (const backend of ["bwrap", "landlock"]) test(`a repository a script makes of the working-directory runs nothing of its own when the job summary lists the files changed (${backend})`, async () => {
+  const env = job()
+  const bin = await install(env)
+  const workspace = env.GITHUB_WORKSPACE!
+  mkdirSync(join(workspace, "sub"))
+  writeFileSync(join(workspace, "sub", "a.txt"), "a\n")
+  git(workspace, "add", ".")
+  git(workspace, "commit", "-qm", "sub")
+  // The sandbox's workspace is sub, where no .git was: a script can make one there, with a clean
+  // filter that git outside the sandbox would run to compare a file whose time changed (and the
+  // checkout's objects as alternates, so that the revision the action noted resolves there too).
+  const marker = join(env.RUNNER_TEMP!, "..", "filter-ran")
+  const filter = `sh -c 'env > ${marker}; cat'`
+  model = await startFakeModel("anthropic", [
+    work(
+      `console.log(await bash({command: ${JSON.stringify(`git init -q . && git config filter.x.clean "${filter}" && echo '* filter=x' > .gitattributes && echo $(cd .. && pwd)/.git/objects > .git/objects/info/alternates && git add . && touch -d 2001-01-01 a.txt && echo b > b.txt && git status --short`)}}))`,
+    ),
+    work("await taskComplete('done')"),
+  ])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "work in sub",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+    INPUT_SANDBOX_BACKEND: backend,
+    INPUT_WORKING_DIRECTORY: join(workspace, "sub"),
+  })
+  expect(result.code).toBe(0)
+  const events = readFileSync(outputs(env.GITHUB_OUTPUT!)["events-file"]!, "utf8")
+  expect(events).toContain("A  .gitattributes")
+  expect(existsSync(marker)).toBe(false)
+  // The files changed are the checkout's, from its top: what the script added, as untracked files.
+  const summary = readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")
+  expect(summary).toStartWith("## ✅ clanka finished\n")
+  expect(summary).toContain("- untracked `sub/.gitattributes`\n- untracked `sub/b.txt`\n")
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
