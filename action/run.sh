@@ -233,7 +233,14 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   set -- summary "$events"
   [ "$in_git" = true ] && set -- "$@" --git "$top"
   [ "$in_git" = true ] && [ -n "$base" ] && set -- "$@" --since "$base"
-  if ! quiet "$CLANKA_BIN" "$@" >>"$GITHUB_STEP_SUMMARY"; then
+  # Without the files changed when git cannot list them (a script may have broken the index).
+  report="$work/summary.md"
+  if quiet "$CLANKA_BIN" "$@" >"$report"; then
+    cat "$report" >>"$GITHUB_STEP_SUMMARY"
+  elif [ "$in_git" = true ] && quiet "$CLANKA_BIN" summary "$events" >"$report"; then
+    cat "$report" >>"$GITHUB_STEP_SUMMARY"
+    printf '_The files changed could not be listed: git failed (its message is in the log of this step)._\n' >>"$GITHUB_STEP_SUMMARY"
+  else
     printf '## ❌ clanka failed (exit %s)\n\nIt wrote no events; its messages are in the log of this step.\n' "$code" >>"$GITHUB_STEP_SUMMARY"
   fi
 fi

@@ -473,6 +473,26 @@ for (const backend of ["bwrap", "landlock"]) test(`a repository a script makes o
   expect(summary).toContain("- untracked `sub/.gitattributes`\n- untracked `sub/b.txt`\n")
 })
 
+test("when git cannot list the files changed (a script broke the index), the job summary still reports the run", async () => {
+  const env = job()
+  const bin = await install(env)
+  model = await startFakeModel("anthropic", [work("await writeFile({path: '.git/index', content: 'not an index'})"), work("await taskComplete('Fixed it.')")])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: bin,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+  })
+  expect(result.code).toBe(0)
+  expect(result.stderr).toContain("clanka: git diff in ")
+  const summary = readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")
+  expect(summary).toStartWith("## ✅ clanka finished\n\nFixed it.\n")
+  expect(summary).toContain("| Turns | 2 |")
+  expect(summary).toEndWith("\n_The files changed could not be listed: git failed (its message is in the log of this step)._\n")
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
