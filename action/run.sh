@@ -78,14 +78,21 @@ else
   printf '%s\n' "$INPUT_PROMPT" >"$prompt"
 fi
 
+# git for this script's own questions and config edits, which run nothing the config names: a
+# checkout another user owns (a container job's root in the runner's workspace) is refused by git
+# ("dubious ownership") unless safe.directory allows it, and the token would stay in place unseen.
+sgit() {
+  git -c safe.directory='*' "$@"
+}
+
 # The files the run changes are those that differ from where the work tree started.
-base=$(git -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
-in_git=$(git -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
+base=$(sgit -C "$directory" rev-parse --verify -q HEAD 2>/dev/null || true)
+in_git=$(sgit -C "$directory" rev-parse --is-inside-work-tree 2>/dev/null || true)
 # The work tree's top, found now: after the run, git started in a working-directory below it would
 # find the repository a script may have made there (git init), and run what its config names (a
 # clean filter, while it compares files) outside the sandbox. The top's own .git is out of the
 # scripts' reach (read-only above the working directory; its config protected at it).
-top=$(git -C "$directory" rev-parse --show-toplevel 2>/dev/null || true)
+top=$(sgit -C "$directory" rev-parse --show-toplevel 2>/dev/null || true)
 [ -n "$top" ] || in_git=
 
 # actions/checkout leaves the job's token where git finds it (persist-credentials, its default):
@@ -99,7 +106,7 @@ tab=$(printf '\t')
 credentials=
 if [ "$in_git" = true ]; then
   # Where --local writes (a linked worktree's is the main repository's), as an absolute path.
-  common=$(cd "$directory" && cd "$(git rev-parse --git-common-dir 2>/dev/null)" 2>/dev/null && pwd -P || true)
+  common=$(cd "$directory" && cd "$(sgit rev-parse --git-common-dir 2>/dev/null)" 2>/dev/null && pwd -P || true)
   credentials=$(
     {
       [ -f "$common/config" ] && printf '%s\n' "$common/config"
@@ -107,7 +114,7 @@ if [ "$in_git" = true ]; then
       [ -d "$common/modules" ] && find "$common/modules" -type f -name config 2>/dev/null
     } | while IFS= read -r file; do
       [ "$file" = "$common/config" ] || [ -f "${file%/config}/HEAD" ] || continue
-      git config --file "$file" --get-regexp '^(http\..*\.extraheader|includeif\..*\.path|core\.sshcommand)$' 2>/dev/null |
+      sgit config --file "$file" --get-regexp '^(http\..*\.extraheader|includeif\..*\.path|core\.sshcommand)$' 2>/dev/null |
         while IFS= read -r line; do
           case "$line" in
             http.* | includeif.*" $temp/"* | core.sshcommand*" -i "*) printf '%s\t%s\n' "$file" "$line" ;;
@@ -157,7 +164,7 @@ put_back_credentials() {
   put_back_files
   printf '%s\n' "$credentials" | while IFS="$tab" read -r file line; do
     case "$line" in "" | core.sshcommand*) continue ;; esac
-    git config --file "$file" --add "${line%% *}" "${line#* }"
+    sgit config --file "$file" --add "${line%% *}" "${line#* }"
   done
   return 0
 }
@@ -167,7 +174,7 @@ if [ -n "$credentials" ]; then
   trap 'exit 143' TERM
   printf '%s\n' "$credentials" | while IFS="$tab" read -r file line; do
     case "$line" in core.sshcommand*) continue ;; esac
-    git config --file "$file" --unset-all "${line%% *}" || true
+    sgit config --file "$file" --unset-all "${line%% *}" || true
   done
   while IFS="$tab" read -r file line; do
     case "$line" in
@@ -235,7 +242,9 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   [ "$in_git" = true ] && [ -n "$base" ] && set -- "$@" --since "$base"
   # Without the files changed when git cannot list them (a script may have broken the index).
   report="$work/summary.md"
-  if quiet "$CLANKA_BIN" "$@" >"$report"; then
+  # The checkout, which git may refuse as another user's (above): its config is the checkout's own,
+  # protected during the run; the command line (the environment) allows that one directory.
+  if quiet env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0="$top" "$CLANKA_BIN" "$@" >"$report"; then
     cat "$report" >>"$GITHUB_STEP_SUMMARY"
   elif [ "$in_git" = true ] && quiet "$CLANKA_BIN" summary "$events" >"$report"; then
     cat "$report" >>"$GITHUB_STEP_SUMMARY"

@@ -493,6 +493,21 @@ test("when git cannot list the files changed (a script broke the index), the job
   expect(summary).toEndWith("\n_The files changed could not be listed: git failed (its message is in the log of this step)._\n")
 })
 
+test.if(process.getuid?.() === 0)("a checkout another user owns (a container job's workspace): the token is still taken out for the run, and the files changed still listed", async () => {
+  const env = job()
+  const workspace = env.GITHUB_WORKSPACE!
+  const token = "AUTHORIZATION: basic Zm9yZWlnbi1vd25lcg=="
+  git(workspace, "config", "--local", "http.https://github.com/.extraheader", token)
+  // The runner's user owns the workspace; the container's root runs the steps: git refuses such a
+  // repository ("dubious ownership") unless safe.directory names it.
+  Bun.spawnSync(["chown", "-R", "65534:65534", workspace])
+  const { events } = await lookFor(env, "landlock", "cat .git/config")
+  expect(events).toContain("repositoryformatversion")
+  expect(events.includes("Zm9yZWlnbi1vd25lcg")).toBe(false)
+  expect(readFileSync(join(workspace, ".git", "config"), "utf8")).toContain(token)
+  expect(readFileSync(env.GITHUB_STEP_SUMMARY!, "utf8")).toContain("\nNo files changed.\n")
+})
+
 test("a damaged binary is refused by its checksum: exit 1, one clear error, nothing installed or run", async () => {
   const env = job()
   const marker = join(directory, "ran")
