@@ -4,6 +4,7 @@
  * run included, plus untracked files.
  */
 import { UsageError } from "../errors.ts"
+import { FILTER_LISTING, repositoryFiltersOff } from "../util/git-filters.ts"
 
 export type ChangeKind = "modified" | "added" | "deleted" | "renamed" | "copied" | "untracked" | "changed"
 
@@ -26,20 +27,28 @@ export async function changedFiles(directory: string, since?: string): Promise<C
 }
 
 async function git(directory: string, args: string[]): Promise<string> {
-  let child
-  try {
-    // The work tree is what the run's scripts wrote: git must run nothing they could have set up
-    // there (an fsmonitor command; a nested repository's, which a submodule's status would run).
-    child = Bun.spawn(["git", "-C", directory, "-c", "core.fsmonitor=false", ...args], { stdin: "ignore", stdout: "pipe", stderr: "pipe" })
-  } catch {
-    throw new UsageError("--git needs git, which is not installed")
-  }
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  // The work tree is what the run's scripts wrote: git must run nothing they could have set up
+  // there (an fsmonitor command; a nested repository's, which a submodule's status would run; the
+  // clean filter of a repository a script made, which git runs to compare a file whose times
+  // changed; the post-index-change hook that git diff's index refresh runs, locks or not).
+  const filters = await spawnGit(directory, FILTER_LISTING).then((listed) => (listed.code === 0 ? listed.out : ""))
+  const { out, err, code } = await spawnGit(directory, ["--no-optional-locks", ...args], repositoryFiltersOff(filters))
   if (code !== 0) {
     const reason = err.trim().split("\n").at(-1)?.replace(/^fatal: /, "") || `exit ${code}`
     throw new UsageError(`git ${args[0]} in ${directory} failed: ${reason}`)
   }
   return out
+}
+
+async function spawnGit(directory: string, args: string[], env: Record<string, string> = {}): Promise<{ out: string; err: string; code: number }> {
+  let child
+  try {
+    child = Bun.spawn(["git", "-C", directory, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", ...args], { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+  } catch {
+    throw new UsageError("--git needs git, which is not installed")
+  }
+  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { out, err, code }
 }
 
 /** `git status --porcelain=v1 -z`: `XY path\0`, and for a rename or copy `XY new\0old\0`. */

@@ -13,6 +13,7 @@ import type { Environment } from "../contract.ts"
 import { localDate } from "./local-date.ts"
 import { repositoryRoot } from "../config/project-files.ts"
 import { SHELL_VERSION } from "./shell-version.ts"
+import { FILTER_LISTING, repositoryFiltersOff } from "../util/git-filters.ts"
 
 /** How long `git status` may take before the start goes on without the number of changed files. */
 export const GIT_STATUS_TIMEOUT_MS = 1_500
@@ -97,30 +98,9 @@ async function gitFacts(directory: string): Promise<Environment["git"] | undefin
   return { root, ...(branch ? { branch } : {}) }
 }
 
-/**
- * Config entries that turn off the filter drivers the repository's own config defines (`local`
- * and `worktree` scope): git status runs a file's clean filter when the file's times differ from
- * the index's, and a repository unpacked from an archive brings its .git/config along. Drivers of
- * the user's own config (git-lfs) stay. As GIT_CONFIG_* variables: a driver's name may hold "=".
- */
+/** The environment that turns off the repository's own filter drivers (util/git-filters.ts). */
 async function repositoryFilters(directory: string): Promise<Record<string, string>> {
-  const listed = await run("git", ["config", "--show-scope", "-z", "--get-regexp", "^filter\\."], directory, GIT_STATUS_TIMEOUT_MS)
-  const names = new Set<string>()
-  const fields = (listed ?? "").split("\0")
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (fields[i] !== "local" && fields[i] !== "worktree") continue
-    const key = fields[i + 1]!.split("\n")[0]!
-    names.add(key.slice("filter.".length, key.lastIndexOf(".")))
-  }
-  const keys = [...names].flatMap((name) => ["clean", "smudge", "process"].map((what) => `filter.${name}.${what}`))
-  // After the entries the environment may hold already.
-  const first = Number(process.env.GIT_CONFIG_COUNT) || 0
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(first + keys.length) }
-  keys.forEach((key, i) => {
-    env[`GIT_CONFIG_KEY_${first + i}`] = key
-    env[`GIT_CONFIG_VALUE_${first + i}`] = ""
-  })
-  return keys.length ? env : {}
+  return repositoryFiltersOff((await run("git", FILTER_LISTING, directory, GIT_STATUS_TIMEOUT_MS)) ?? "")
 }
 
 /** The branch of `git status -b`'s first line: "main...origin/main [ahead 1]", "No commits yet on main", "HEAD (no branch)". */

@@ -344,3 +344,26 @@ test("attack: HTML the model's summary leaves open (a comment, <details>, <pre>,
   const file = stream([start, { _tag: "AgentFinished", summary: "<details><summary>Log</summary>\n\nok\n\n</details>", durationMs: 1000, turns: 1, usage: usage(10, 1, 0, 0, 0.001) }])
   expect((await clanka(["summary", file])).stdout).toStartWith("## ✅ clanka finished\n\n<details><summary>Log</summary>\n\nok\n\n</details>\n\n| | |\n")
 })
+
+test("--git runs no filter driver or hook of the repository's own config (a repository a script made where the run worked)", async () => {
+  const repo = join(directory, "made-by-a-script")
+  const marker = join(directory, "filter-ran")
+  mkdirSync(repo, { recursive: true })
+  git(repo, "init", "-q")
+  writeFileSync(join(repo, ".gitattributes"), "* filter=x\n")
+  writeFileSync(join(repo, "a.ts"), "a\n")
+  git(repo, "add", ".")
+  git(repo, "commit", "-qm", "start")
+  const base = git(repo, "rev-parse", "HEAD")
+  git(repo, "config", "filter.x.clean", `sh -c 'touch ${marker}; cat'`)
+  // Its index written by git status runs this hook; times that differ make git run the filter.
+  writeFileSync(join(repo, ".git", "hooks", "post-index-change"), `#!/bin/sh\ntouch ${marker}\n`)
+  Bun.spawnSync(["chmod", "+x", join(repo, ".git", "hooks", "post-index-change")])
+  Bun.spawnSync(["touch", "-d", "2001-01-01", join(repo, "a.ts")])
+  const file = stream(finished.slice(0, 1).concat(finished.slice(-1)))
+  for (const extra of [[], ["--since", base]]) {
+    const result = await clanka(["summary", file, "--git", repo, ...extra])
+    expect(result.code).toBe(0)
+    expect(existsSync(marker)).toBe(false)
+  }
+})
