@@ -10,8 +10,9 @@
  *                                  the next prompt (if any) starts
  *
  * A line that is none of these (or longer than 8 MiB) is answered with one `InputError {message,
- * line}` event and reading goes on. Only "\n" ends a line (not U+2028 or a lone "\r", which JSON
- * holds raw). The end of input lets the running and waiting prompts finish; the exit code is
+ * line}` event and reading goes on. While 1,000 prompts (or 64 MiB of them) wait their turn,
+ * reading pauses, holding the writer rather than memory. Only "\n" ends a line (not U+2028 or a
+ * lone "\r", which JSON holds raw). The end of input lets the running and waiting prompts finish; the exit code is
  * the last run's (2 when the input held no prompt at all).
  */
 import type { Agent } from "../agent/agent.ts"
@@ -29,6 +30,14 @@ import { type Frame, readFrames } from "../protocol/framing.ts"
  * held, so no input can exhaust memory. A prompt this long fits no model's context window.
  */
 const MAX_INPUT_LINE_BYTES = 8 * 1024 * 1024
+
+/**
+ * How many prompts, and how much of their text, may wait for their turn: past either, reading
+ * stops until a waiting prompt starts, so the writer is held (a pipe fills) instead of this
+ * process's memory. Lines behind them (a cancel, a steer) are read then.
+ */
+const MAX_WAITING_PROMPTS = 1000
+const MAX_WAITING_CHARS = 64 * 1024 * 1024
 
 /** A line the driver could not use: printed on stdout among the events. */
 export interface InputError {
@@ -83,6 +92,9 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   const out = options.out ?? process.stdout
   let images = options.images
   const waiting: string[] = []
+  let waitingChars = 0
+  /** Called when a waiting prompt starts (room in the queue again). */
+  let room = () => {}
   /** The running prompt, and the input lines of the steers sent to it. */
   let current: { controller: AbortController; done: Promise<void>; steers: number[] } | undefined
   let last: number | undefined
@@ -96,6 +108,8 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     if (current || interrupt.signal.aborted) return
     const prompt = waiting.shift()
     if (prompt === undefined) return
+    waitingChars -= prompt.length
+    room()
     const controller = new AbortController()
     const signal = AbortSignal.any([controller.signal, interrupt.signal])
     const steers: number[] = []
@@ -124,6 +138,7 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
     if (typeof command === "string") refuse(command)
     else if (command.type === "prompt") {
       waiting.push(command.text)
+      waitingChars += command.text.length
       next()
     } else if (command.type === "steer") {
       if (current && !current.controller.signal.aborted) {
@@ -142,6 +157,9 @@ export async function driveFromInput(agent: Agent, print: (event: AgentEvent) =>
   interrupt.signal.addEventListener("abort", stop, { once: true })
   try {
     while (true) {
+      while (waiting.length >= MAX_WAITING_PROMPTS || waitingChars >= MAX_WAITING_CHARS) {
+        if ((await Promise.race([new Promise<void>((resolve) => (room = resolve)), stopped])) === "stopped") break
+      }
       const step = await Promise.race([frames.next(), stopped])
       if (step === "stopped") {
         ;(input as NodeJS.ReadableStream & { destroy?(): void }).destroy?.()

@@ -315,3 +315,35 @@ test("a byte order mark before the first line (PowerShell, .NET writers) is not 
   const events = result.stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
   expect(events.map(brief)).toEqual(['AgentStart "go"', ...TURN, 'ScriptOutput "(no output)"', 'AgentFinished "done"'])
 })
+
+test("prompts waiting their turn are bounded: past 1,000 reading pauses (the writer is held, not memory)", async () => {
+  const env = await serve([execute('await bash({ command: "sleep 30" })')])
+  const child = Bun.spawn([BUN, MAIN, "run", "--input", "ndjson", "-C", directory], {
+    cwd: directory,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "pipe",
+    timeout: 30_000,
+  })
+  child.stdin.write('{"type":"prompt","text":"first"}\n')
+  await child.stdin.flush()
+  const deadline = Date.now() + 15_000
+  while (server!.requests.length === 0 && Date.now() < deadline) await Bun.sleep(50)
+  expect(server!.requests.length).toBe(1)
+  // Behind the running prompt, prompts of 1 KB in batches of 1 MB, for as long as clanka takes them.
+  const batch = `${JSON.stringify({ type: "prompt", text: "x".repeat(1000) })}\n`.repeat(1024)
+  let taken = 0
+  const until = Date.now() + 3000
+  while (Date.now() < until && taken < 64) {
+    child.stdin.write(batch)
+    const flushed = await Promise.race([Promise.resolve(child.stdin.flush()).then(() => true), Bun.sleep(until - Date.now()).then(() => false)])
+    if (!flushed) break
+    taken++
+  }
+  // 1,000 waiting prompts are ~1 MB; beyond them only what the pipe and the reader's chunks hold.
+  expect(taken).toBeGreaterThanOrEqual(1)
+  expect(taken).toBeLessThan(8)
+  child.kill("SIGTERM")
+  expect(await child.exited).toBe(130)
+})
