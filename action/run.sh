@@ -208,7 +208,8 @@ quiet() {
   echo "::stop-commands::$token" >&2
   rc=0
   "$@" || rc=$?
-  echo "::$token::" >&2
+  # On a line of its own, also after a message that ended without a newline.
+  printf '\n::%s::\n' "$token" >&2
   return "$rc"
 }
 code=0

@@ -285,6 +285,29 @@ test("what clanka prints to the log cannot be a workflow command: a repository's
   expect(obeyed.filter((line) => line.startsWith("::stop-commands::clanka-"))).toHaveLength(2)
 })
 
+test("a message that ends without a newline does not swallow the marker that turns workflow commands back on", async () => {
+  const env = job()
+  const bin = await install(env)
+  const trailing = join(env.RUNNER_TEMP!, "trailing-clanka")
+  writeFileSync(trailing, `#!/bin/sh\n"${bin}" "$@"; rc=$?\nprintf 'a last word without a newline' >&2\nexit $rc\n`)
+  chmodSync(trailing, 0o755)
+  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
+  const result = await step("run.sh", {
+    ...env,
+    CLANKA_BIN: trailing,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+  })
+  expect(result.code).toBe(0)
+  expect(result.stderr).toContain("a last word without a newline\n")
+  // Each stop is followed by its own token on a line of its own: commands are on again after it.
+  const stops = [...result.stderr.matchAll(/^::stop-commands::(clanka-[0-9a-f]+)$/gm)].map((match) => match[1])
+  expect(stops).toHaveLength(2)
+  for (const token of stops) expect(result.stderr.split("\n")).toContain(`::${token}::`)
+})
+
 test("an input with a line of its own (a model or directory taken from an issue comment) is not a workflow command in the log", async () => {
   const env = job()
   const bin = await install(env)
