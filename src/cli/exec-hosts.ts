@@ -103,7 +103,7 @@ async function runOn(
       signal,
       onTaskComplete: (summary) => {
         taskComplete = summary
-        if (print) process.stderr.write(`${host.name}: taskComplete: ${summary}\n`)
+        if (print) process.stderr.write(`${host.name}: taskComplete: ${visible(summary)}\n`)
       },
       onSubagent: noSubagents,
       // Output is what the script printed; why it failed is the error line.

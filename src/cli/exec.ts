@@ -8,6 +8,7 @@ import { callsSearch, openExecutor, sshHosts } from "./executor-flags.ts"
 import { reportError } from "./cli.ts"
 import { catchInterrupts } from "./interrupt.ts"
 import { useStreams } from "./streams.ts"
+import { visible } from "../output/visible.ts"
 
 export default defineCommand({
   ...spec,
@@ -31,7 +32,7 @@ export default defineCommand({
         script,
         timeoutMs,
         signal: interrupt.signal,
-        onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${summary}\n`),
+        onTaskComplete: (summary) => process.stderr.write(`taskComplete: ${visible(summary)}\n`),
         onSubagent: noSubagents,
         // stdout is what the script printed; why it failed is the one line on stderr.
         onReport: () => {},
@@ -41,7 +42,7 @@ export default defineCommand({
     } catch (error) {
       if (error instanceof CancelledError || interrupt.signal.aborted) return ExitCode.interrupted
       if (error instanceof ScriptError) {
-        process.stderr.write(`clanka: the script failed: ${error.message}\n`)
+        process.stderr.write(`clanka: the script failed: ${visible(error.message)}\n`)
         return ExitCode.failed
       }
       return reportError(error)

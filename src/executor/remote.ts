@@ -30,6 +30,7 @@ import {
 import { seconds } from "../util/duration.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { visible } from "../output/visible.ts"
 
 /**
  * The process to speak to: argv to spawn (without a shell, in `env`, default this process's), or
@@ -119,8 +120,9 @@ export class RemoteExecutor implements Executor {
         const lines = (partial + text).split("\n")
         partial = lines.pop()!.slice(-4096)
         for (const line of lines) if (line.trim() !== "") this.stderrLines.push(line.trim().slice(0, 500))
-        // The search index's progress is meant for the user (CLANKA_DEBUG already showed it).
-        if (process.env.CLANKA_DEBUG !== "1") for (const line of lines) if (line.startsWith("clanka search: ")) process.stderr.write(`${line}\n`)
+        // The search index's progress is meant for the user (CLANKA_DEBUG already showed it); the
+        // far side may be hostile, so no escape sequence of its own reaches the terminal.
+        if (process.env.CLANKA_DEBUG !== "1") for (const line of lines) if (line.startsWith("clanka search: ")) process.stderr.write(`${visible(line)}\n`)
         this.stderrLines.splice(0, Math.max(0, this.stderrLines.length - STDERR_LINES))
       }
     } catch {
