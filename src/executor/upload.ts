@@ -20,6 +20,7 @@ import { ExecutorLostError } from "../contract.ts"
 import { readFrames } from "../protocol/framing.ts"
 import { seconds } from "../util/duration.ts"
 import { VERSION } from "../version.ts"
+import { visible } from "../output/visible.ts"
 import { type Binary, binaryFor, ownTarget, targetOf } from "./self-binary.ts"
 
 /** The host's cache directory of one build, as a shell expression. */
@@ -183,7 +184,9 @@ export async function uploadSelf(options: UploadOptions): Promise<CachedBuild> {
     }
     if (!installed?.startsWith("installed ")) throw await failed("the host did not confirm the copy")
     await exited
-    progress.write(`clanka: copied to ${host}:${installed.slice("installed ".length)} in ${seconds(Date.now() - started, 1)}; later runs use it\n`)
+    // The path is the host's word: no escape sequence of its own reaches the terminal.
+    const where = visible(installed.slice("installed ".length))
+    progress.write(`clanka: copied to ${host}:${where} in ${seconds(Date.now() - started, 1)}; later runs use it\n`)
     return binary
   } finally {
     if (child.exitCode === null) child.kill("SIGTERM")
