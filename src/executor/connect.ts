@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import type { Capabilities, CapabilitiesRequest, Executor, SandboxPolicy } from "../contract.ts"
 import { ExecutorLostError, UsageError } from "../errors.ts"
-import { executorEnv } from "./executor-env.ts"
+import { executorEnv, withoutAgentKeys } from "./executor-env.ts"
 import { spawnExecutor } from "./executor-process.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import type { ProtectedState } from "./landlock-protect.ts"
@@ -102,7 +102,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
       if (given) throw new UsageError(`${flag} does not apply to --executor: put it in the executor command, e.g. --executor "clanka executor --sandbox read-only"`)
     }
     const { RemoteExecutor } = await import("./remote.ts")
-    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], label: options.executor, capabilitiesRequest: options.mcp, ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) })
+    return RemoteExecutor.start({ argv: ["/bin/sh", "-c", options.executor], env: withoutAgentKeys(), label: options.executor, capabilitiesRequest: options.mcp, ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) })
   }
   if (options.ssh !== undefined) {
     if (options.env?.length) throw new UsageError("--env applies to a local executor; on a remote host the executor has the host's environment")

@@ -13,6 +13,7 @@ import { pingTiming, RemoteClankaMissingError, RemoteExecutor } from "./remote.t
 import { binaryFor, ownTarget } from "./self-binary.ts"
 import { compiledSelf } from "./self.ts"
 import { type CachedBuild, launchCommand, uploadSelf } from "./upload.ts"
+import { withoutAgentKeys } from "./executor-env.ts"
 
 /**
  * No tty and no escape character: stdio is the protocol. Keepalives make a link that silently
@@ -32,7 +33,7 @@ export async function connectSsh(target: SshTarget, options: ConnectOptions): Pr
   const args = ["executor", ...(directory ? ["-C", shellQuote(directory)] : []), ...flags.map(shellQuote)]
   const ssh = ["ssh", ...sshArgs(), "--", target.host]
   const start = (command: string) =>
-    RemoteExecutor.start({ argv: [...ssh, command], label: target.host, ssh: { host: target.host, remoteBin }, capabilitiesRequest: options.mcp })
+    RemoteExecutor.start({ argv: [...ssh, command], env: withoutAgentKeys(), label: target.host, ssh: { host: target.host, remoteBin }, capabilitiesRequest: options.mcp })
   const plain = [shellQuote(remoteBin), ...args].join(" ")
   const self = options.upload === false ? undefined : compiledSelf()
   let remote: RemoteExecutor

@@ -21,6 +21,7 @@ import { readFrames } from "../protocol/framing.ts"
 import { seconds } from "../util/duration.ts"
 import { VERSION } from "../version.ts"
 import { visible } from "../output/visible.ts"
+import { withoutAgentKeys } from "./executor-env.ts"
 import { type Binary, binaryFor, ownTarget, targetOf } from "./self-binary.ts"
 
 /** The host's cache directory of one build, as a shell expression. */
@@ -99,7 +100,7 @@ export interface UploadOptions {
 /** Makes sure the host has this clanka's build (or the one for its platform); returns which. */
 export async function uploadSelf(options: UploadOptions): Promise<CachedBuild> {
   const { host, progress } = options
-  const child = spawn(options.ssh[0]!, [...options.ssh.slice(1), `sh -c ${singleQuote(RECEIVE)}`], { stdio: ["pipe", "pipe", "pipe"] })
+  const child = spawn(options.ssh[0]!, [...options.ssh.slice(1), `sh -c ${singleQuote(RECEIVE)}`], { stdio: ["pipe", "pipe", "pipe"], env: withoutAgentKeys() })
   child.stdin.on("error", () => {}) // the host hung up; its exit says why
   let stderr = ""
   child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr = (stderr + text).slice(-4096)))

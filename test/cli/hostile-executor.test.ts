@@ -1,6 +1,8 @@
 // What a malicious far side (`--executor CMD`, an `--ssh` host's `clanka`) can make this side
 // print or do. The far side is a fake executor that speaks the protocol (hostile-executor.ts).
 import { expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { BUN, clanka } from "../support/cli.ts"
 
@@ -28,4 +30,19 @@ test("escape sequences the far side sends reach the terminal only in caret notat
 test("a local script's own error and taskComplete lines show control characters in caret notation", async () => {
   const result = await clanka(["exec", "--sandbox", "off", "-e", 'await taskComplete("a\\x1b[2Jb"); throw new Error("c\\x07d")'])
   expect(result.stderr).toBe("taskComplete: a^[[2Jb\nclanka: the script failed: Error: c^Gd (line 1)\n")
+})
+
+test("the agent's model and search keys are not in the environment of --executor's command or of ssh", async () => {
+  const keys = { ANTHROPIC_API_KEY: "sk-ant-SECRET1", OPENAI_API_KEY: "sk-SECRET2", EXA_API_KEY: "exa-SECRET3" }
+  const show = 'echo "[$ANTHROPIC_API_KEY$OPENAI_API_KEY$EXA_API_KEY]" >&2; exit 9'
+  const direct = await clanka(["exec", "--executor", show, "-e", "1"], { env: keys })
+  expect(direct.code).toBe(3)
+  expect(direct.stderr).toContain("before answering: []")
+  // An "ssh" that shows what it was given (ssh passes variables named by SendEnv to the host).
+  const bin = mkdtempSync(join(tmpdir(), "clanka-fake-ssh-"))
+  writeFileSync(join(bin, "ssh"), `#!/bin/sh\n${show.replace("exit 9", "exit 255")}\n`, { mode: 0o755 })
+  const ssh = await clanka(["exec", "--ssh", "box:/srv", "-e", "1"], { env: { ...keys, PATH: `${bin}:${process.env.PATH}` } })
+  rmSync(bin, { recursive: true, force: true })
+  expect(ssh.code).toBe(3)
+  expect(ssh.stderr).toBe("clanka: cannot connect to box with ssh: []; check that `ssh box` works\n")
 })
