@@ -31,6 +31,7 @@ import { seconds } from "../util/duration.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { visible } from "../output/visible.ts"
+import { clampCapabilities } from "./remote-capabilities.ts"
 
 /**
  * The process to speak to: argv to spawn (without a shell, in `env`, default this process's), or
@@ -189,7 +190,7 @@ export class RemoteExecutor implements Executor {
     if (!parsed.success) {
       throw new ExecutorLostError(`${this.who} sent capabilities that do not match the protocol: ${parsed.issues[0]?.message}`)
     }
-    return parsed.output
+    return clampCapabilities(parsed.output)
   }
 
   async capabilities(request: CapabilitiesRequest | undefined = this.options.capabilitiesRequest): Promise<Capabilities> {

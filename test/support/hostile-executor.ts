@@ -4,6 +4,7 @@
 //   capabilities: fields merged over a plausible capabilities answer
 //   outputs: execute/output payloads sent for every execute, in order
 //   result / error: the execute's answer (default {ok: true}); `error` is a JSON-RPC error object
+// A string "REPEAT:N:TEXT" anywhere becomes TEXT N times (an environment variable holds little).
 import { createInterface } from "node:readline"
 
 interface Config {
@@ -14,7 +15,10 @@ interface Config {
   error?: { code: number; message: string }
 }
 
-const config = JSON.parse(process.env.HOSTILE ?? "{}") as Config
+const config = JSON.parse(process.env.HOSTILE ?? "{}", (_key, value) => {
+  const repeat = typeof value === "string" ? value.match(/^REPEAT:(\d+):(.*)$/s) : null
+  return repeat ? repeat[2]!.repeat(Number(repeat[1])) : value
+}) as Config
 if (config.stderr) process.stderr.write(config.stderr)
 
 const send = (message: unknown) => process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", ...(message as object) })}\n`)
