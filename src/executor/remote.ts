@@ -212,11 +212,17 @@ export class RemoteExecutor implements Executor {
     let requestId: number | undefined
     let settled: { value: unknown } | { error: unknown } | undefined
     let heardAt = Date.now()
+    /**
+     * When the first output came (and how long reading had been held back by then): the script ran
+     * by then, so a real executor answers within its time limit of it, however much it prints.
+     */
+    let firstHeard: { at: number; held: number } | undefined
     /** The failed script's report, for options.onReport once the output before it was yielded. */
     let report = ""
 
     const onOutput = (output: Output) => {
       heardAt = Date.now()
+      firstHeard ??= { at: heardAt, held: this.client.heldBackMs }
       if (output._tag === "Text" && output.report && options.onReport) report += output.text
       else if (output._tag === "Text") {
         queue.push(output.text)
@@ -259,6 +265,13 @@ export class RemoteExecutor implements Executor {
     let deadline: Timer | undefined
     const overdue = () => {
       if (settled) return
+      // Time this side held reading back (a slow consumer) is not the script's.
+      const ranMs = firstHeard && Date.now() - firstHeard.at - (this.client.heldBackMs - firstHeard.held)
+      if (!release && ranMs !== undefined && ranMs > limitMs + graceMs) {
+        return this.client.fail(
+          new ExecutorLostError(`${this.who} kept the script going past its time limit of ${seconds(limitMs)}: no result ${seconds(graceMs)} after it; check it and run again`),
+        )
+      }
       // Output still flowing, or reading paused because this side is slow: not a silent executor.
       if (release || Date.now() - heardAt < graceMs) return void (deadline = setTimeout(overdue, graceMs))
       this.client.fail(

@@ -63,6 +63,9 @@ export class ProtocolClient {
   /** When a line last arrived, or a call started waiting on a quiet executor. */
   private heardAt = Date.now()
   private keepAliveTimer: Timer | undefined
+  /** Since when reading is held back, and how long it was before (see heldBackMs). */
+  private gateSince: number | undefined
+  private heldMs = 0
 
   constructor(
     input: AsyncIterable<Uint8Array | string>,
@@ -141,9 +144,18 @@ export class ProtocolClient {
 
   /** Holds reading back until `promise` settles: backpressure from a slow consumer. */
   pauseUntil(promise: Promise<void>): void {
+    this.gateSince ??= Date.now()
     const gate = (this.gate = promise.finally(() => {
-      if (this.gate === gate) this.gate = undefined
+      if (this.gate !== gate) return
+      this.gate = undefined
+      this.heldMs += Date.now() - this.gateSince!
+      this.gateSince = undefined
     }))
+  }
+
+  /** How long reading has been held back in all: time a deadline must not count against the executor. */
+  get heldBackMs(): number {
+    return this.heldMs + (this.gateSince === undefined ? 0 : Date.now() - this.gateSince)
   }
 
   /** Fails every pending and later call with `error` (the caller also ends the transport). */

@@ -12,11 +12,11 @@ import { temporaryDirectory } from "../support/temp.ts"
 const dir = temporaryDirectory("clanka-deadline-")
 
 /**
- * A fake executor: answers capabilities as clanka does; an execute gets `ticks` output
- * notifications 100 ms apart, then a result only if `answers`.
+ * A fake executor: answers capabilities as clanka does; an execute gets, after `delayMs` (a script
+ * waiting for its turn), `ticks` output notifications 100 ms apart, then a result only if `answers`.
  */
-function fakeExecutor(ticks: number, answers: boolean): string[] {
-  const file = join(dir, `fake-${ticks}-${answers}.ts`)
+function fakeExecutor(ticks: number, answers: boolean, delayMs = 0): string[] {
+  const file = join(dir, `fake-${ticks}-${answers}-${delayMs}.ts`)
   writeFileSync(
     file,
     `const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\\n")
@@ -25,6 +25,7 @@ for await (const line of console) {
   const request = JSON.parse(line)
   if (request.method === "capabilities") send({ id: request.id, result: capabilities })
   if (request.method === "execute") {
+    await Bun.sleep(${delayMs})
     for (let i = 0; i < ${ticks}; i++) {
       await Bun.sleep(100)
       send({ method: "execute/output", params: { id: request.id, output: { _tag: "Text", text: "tick\\n" } } })
@@ -59,13 +60,30 @@ test("an execute that is never answered fails with ExecutorLostError after the t
   expect(Date.now() - started).toBeLessThan(5000)
 })
 
-test("an executor still streaming output past the deadline is waited for", async () => {
-  const remote = await RemoteExecutor.start({ argv: fakeExecutor(10, true), label: "fake", answerGraceMs: 300 })
+test("a script that starts late (queued) and streams past the request's deadline, within its own limit, is waited for", async () => {
+  const remote = await RemoteExecutor.start({ argv: fakeExecutor(5, true, 500), label: "fake", answerGraceMs: 300 })
   let printed = ""
   try {
-    for await (const text of remote.execute({ ...noSubagents, script: "1", timeoutMs: 200 })) printed += text
+    for await (const text of remote.execute({ ...noSubagents, script: "1", timeoutMs: 300 })) printed += text
   } finally {
     await remote.close()
   }
-  expect(printed).toBe("tick\n".repeat(10))
+  expect(printed).toBe("tick\n".repeat(5))
+})
+
+test("an executor that keeps streaming past the script's time limit (counted from its first output) is lost, not waited for forever", async () => {
+  const remote = await RemoteExecutor.start({ argv: fakeExecutor(100, true), label: "fake", answerGraceMs: 300 })
+  const started = Date.now()
+  let error: unknown
+  try {
+    for await (const _ of remote.execute({ ...noSubagents, script: "1", timeoutMs: 200 })) {
+    }
+  } catch (caught) {
+    error = caught
+  } finally {
+    await remote.close()
+  }
+  expect(error).toBeInstanceOf(ExecutorLostError)
+  expect((error as Error).message).toBe("the executor command (fake) kept the script going past its time limit of 0.2 s: no result 0.3 s after it; check it and run again")
+  expect(Date.now() - started).toBeLessThan(5000)
 })
