@@ -97,7 +97,7 @@ async function converse(
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
   const caps = await executor.capabilities()
-  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${caps.directory}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
+  process.stderr.write(`clanka · ${model.provider}/${model.id} · ${visible(caps.directory)}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })
   let current: AbortController | undefined
   let turn: Promise<void> = Promise.resolve()

@@ -26,8 +26,11 @@ export function oneLine(text: string, max: number): string {
   return short(text.replace(/[\x00-\x1f\x7f-\x9f]/g, " "), max)
 }
 
-export function clampCapabilities(caps: Capabilities): Capabilities {
+/** `local`: the agent's own executor, whose directory is this machine's path as it is. */
+export function clampCapabilities(caps: Capabilities, local = false): Capabilities {
   const out: Capabilities = { ...caps, version: oneLine(caps.version, FACT_MAX_CHARS) }
+  // Shown on the terminal and in the prompt ("Working directory:", the hosts' list).
+  if (!local) out.directory = oneLine(caps.directory, PATH_MAX_CHARS)
   if (caps.environment) out.environment = clampEnvironment(caps.environment)
   if (caps.instructionsFiles) out.instructionsFiles = clampInstructions(caps.instructionsFiles)
   if (caps.agentsMd && caps.agentsMd.length > INSTRUCTIONS_MAX_CHARS + CUT_SLACK_CHARS) out.agentsMd = cut(caps.agentsMd, INSTRUCTIONS_MAX_CHARS)

@@ -190,7 +190,7 @@ export class RemoteExecutor implements Executor {
     if (!parsed.success) {
       throw new ExecutorLostError(`${this.who} sent capabilities that do not match the protocol: ${parsed.issues[0]?.message}`)
     }
-    return clampCapabilities(parsed.output)
+    return clampCapabilities(parsed.output, this.options.local)
   }
 
   async capabilities(request: CapabilitiesRequest | undefined = this.options.capabilitiesRequest): Promise<Capabilities> {
