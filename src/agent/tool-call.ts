@@ -86,9 +86,19 @@ export async function runToolCall(shared: LoopShared, run: LoopRun, call: ToolCa
   const newline = output && !output.endsWith("\n") ? "\n" : ""
   const withImages = shown.images.length ? { images: shown.images } : {}
   if (stopped) return { output: `${output}${newline}${stopped.note}`, stopped: stopped.error, ...withImages }
-  if (failure !== undefined) output += `${newline}The script failed: ${failure}`
+  if (failure !== undefined) output += `${newline}The script failed: ${capped(failure, shared.outputLimitBytes / 4)}`
   if (!output) output = "(no output)"
   return { output, ...withImages, ...(summary === undefined ? {} : { summary }), ...(failure === undefined ? {} : { failed: true }) }
+}
+
+/**
+ * A script's error as the model gets it: a message can be as long as the script likes (`throw new
+ * Error(big)`), or an executor sends; it is held to part of the output's budget, head and tail.
+ */
+function capped(text: string, limitBytes: number): string {
+  const cap = new OutputCap(Math.max(1024, Math.floor(limitBytes)))
+  cap.push(text)
+  return cap.toString()
 }
 
 function unknownToolError(shared: LoopShared, name: string): string {

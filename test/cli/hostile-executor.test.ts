@@ -79,3 +79,17 @@ test("the far side's facts and instructions are held to what a real executor sen
     await server.close()
   }
 })
+
+test("a failed script's error message is capped like its output before it reaches the model", async () => {
+  const server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: "1" }] }, { blocks: [{ type: "execute", script: "2" }] }])
+  try {
+    const result = await clanka(["run", "--json", "--max-turns", "2", "-m", "anthropic/claude-sonnet-4-5", "--executor", executor, "hi"], {
+      env: { ...server.env, HOSTILE: JSON.stringify({ outputs: [{ _tag: "Text", text: "printed\n" }], result: { ok: false, error: "REPEAT:1000000:e" } }) },
+    })
+    expect(result.stderr).not.toContain("eeee")
+    const sent = server.requests[1]!.toolResults[0]!
+    expect({ length: sent.length < 64 * 1024, start: sent.startsWith("printed\nThe script failed: eeee") }).toEqual({ length: true, start: true })
+  } finally {
+    await server.close()
+  }
+})
