@@ -223,7 +223,7 @@ export class RemoteExecutor implements Executor {
     const onOutput = (output: Output) => {
       heardAt = Date.now()
       firstHeard ??= { at: heardAt, held: this.client.heldBackMs }
-      if (output._tag === "Text" && output.report && options.onReport) report += output.text
+      if (output._tag === "Text" && output.report && options.onReport) report = keepReport(report, output.text)
       else if (output._tag === "Text") {
         queue.push(output.text)
         queued += output.text.length
@@ -448,6 +448,16 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
+}
+
+/** A report is a few lines; whatever more a far side sends is not held in memory. */
+const REPORT_MAX_CHARS = 1024 * 1024
+const REPORT_CUT = "\n[the rest of the report was left out: it is longer than 1 MiB]\n"
+
+function keepReport(report: string, text: string): string {
+  if (report.length > REPORT_MAX_CHARS) return report // cut already
+  const joined = report + text.slice(0, REPORT_MAX_CHARS + 1 - report.length)
+  return joined.length > REPORT_MAX_CHARS ? joined.slice(0, REPORT_MAX_CHARS) + REPORT_CUT : joined
 }
 
 /** What crosses the wire of an execute's image receiver: its limits, or the refusal. */
