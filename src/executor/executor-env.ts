@@ -32,13 +32,18 @@ export function checkEnvName(name: string): string | undefined {
 
 /**
  * The environment of a command that starts an executor clanka does not sandbox itself
- * (`--executor CMD`, ssh): this one, without the agent's own keys. CMD may need anything else
+ * (`--executor CMD`, ssh): this one, without the agent's own keys (model, search, telemetry). CMD may need anything else
  * (DOCKER_HOST, KUBECONFIG, SSH_AUTH_SOCK), but an executor it starts, and the scripts that can
  * read that executor's /proc/PID/environ, must not find the model's key there; ssh would pass
  * them to the host if its config's SendEnv names them.
  */
 export function withoutAgentKeys(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(from)) if (value !== undefined && !WITHHELD_KEYS.includes(name)) env[name] = value
+  for (const [name, value] of Object.entries(from)) {
+    if (value !== undefined && !WITHHELD_KEYS.includes(name) && !TELEMETRY_HEADERS.includes(name)) env[name] = value
+  }
   return env
 }
+
+/** The agent's own telemetry credentials: an executor's spans travel back over the protocol. */
+const TELEMETRY_HEADERS = ["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]

@@ -33,9 +33,9 @@ test("a local script's own error and taskComplete lines show control characters 
   expect(result.stderr).toBe("taskComplete: a^[[2Jb\nclanka: the script failed: Error: c^Gd (line 1)\n")
 })
 
-test("the agent's model and search keys are not in the environment of --executor's command or of ssh", async () => {
-  const keys = { ANTHROPIC_API_KEY: "sk-ant-SECRET1", OPENAI_API_KEY: "sk-SECRET2", EXA_API_KEY: "exa-SECRET3" }
-  const show = 'echo "[$ANTHROPIC_API_KEY$OPENAI_API_KEY$EXA_API_KEY]" >&2; exit 9'
+test("the agent's model, search and telemetry keys are not in the environment of --executor's command or of ssh", async () => {
+  const keys = { ANTHROPIC_API_KEY: "sk-ant-SECRET1", OPENAI_API_KEY: "sk-SECRET2", EXA_API_KEY: "exa-SECRET3", OTEL_EXPORTER_OTLP_HEADERS: "x-honeycomb-team=SECRET4" }
+  const show = 'echo "[$ANTHROPIC_API_KEY$OPENAI_API_KEY$EXA_API_KEY$OTEL_EXPORTER_OTLP_HEADERS]" >&2; exit 9'
   const direct = await clanka(["exec", "--executor", show, "-e", "1"], { env: keys })
   expect(direct.code).toBe(3)
   expect(direct.stderr).toContain("before answering: []")
