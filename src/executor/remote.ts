@@ -32,6 +32,7 @@ import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { visible } from "../output/visible.ts"
 import { clampCapabilities } from "./remote-capabilities.ts"
+import { keepReport } from "./report-cap.ts"
 
 /**
  * The process to speak to: argv to spawn (without a shell, in `env`, default this process's), or
@@ -448,16 +449,6 @@ export class RemoteExecutor implements Executor {
     }
     return new ExecutorLostError(`${this.who} stopped unexpectedly (${how})${detail}; check the host and run again`)
   }
-}
-
-/** A report is a few lines; whatever more a far side sends is not held in memory. */
-const REPORT_MAX_CHARS = 1024 * 1024
-const REPORT_CUT = "\n[the rest of the report was left out: it is longer than 1 MiB]\n"
-
-function keepReport(report: string, text: string): string {
-  if (report.length > REPORT_MAX_CHARS) return report // cut already
-  const joined = report + text.slice(0, REPORT_MAX_CHARS + 1 - report.length)
-  return joined.length > REPORT_MAX_CHARS ? joined.slice(0, REPORT_MAX_CHARS) + REPORT_CUT : joined
 }
 
 /** What crosses the wire of an execute's image receiver: its limits, or the refusal. */
