@@ -43,6 +43,12 @@ export class ScriptImages {
       this.notes.push(`[image not shown: ${label}; a script shows at most ${MAX_IMAGES_PER_SCRIPT} images]`)
       return
     }
+    // The executor was told the limits; one on another host may not keep them, and an image the
+    // API refuses would fail every later request of the run.
+    if (!this.fits(image)) {
+      this.notes.push(`[image not shown: ${label}; it is larger than ${this.model.provider}/${this.model.id} takes]`)
+      return
+    }
     this.images.push({
       mediaType: image.mediaType,
       data: image.data,
@@ -56,7 +62,16 @@ export class ScriptImages {
     this.notes.push(`[image shown after this output: ${label} (${image.width}×${image.height} ${KIND[image.mediaType]})]`)
   }
 
-  /** The script's output with a line for each image it showed. */
+  private fits(image: ScriptImage): boolean {
+    const limits = this.model.imageInput
+    if (!limits) return false
+    const padding = image.data.endsWith("==") ? 2 : image.data.endsWith("=") ? 1 : 0
+    const bytes = Math.floor((image.data.length * 3) / 4) - padding
+    const side = Math.max(image.width, image.height)
+    return bytes <= limits.maxBytes && (limits.maxSide === undefined || side <= limits.maxSide)
+  }
+
+    /** The script's output with a line for each image it showed. */
   annotate(output: string): string {
     if (this.notes.length === 0) return output
     const newline = output && !output.endsWith("\n") ? "\n" : ""

@@ -93,3 +93,20 @@ test("a failed script's error message is capped like its output before it reache
     await server.close()
   }
 })
+
+test("an image larger than the model takes is not passed on, whatever the executor says of it", async () => {
+  const server = await startFakeModel("anthropic", [{ blocks: [{ type: "execute", script: "1" }] }, { blocks: [{ type: "execute", script: "2" }] }])
+  try {
+    const image = (data: string, width: number) => ({ _tag: "Image", image: { mediaType: "image/png", data, sha256: "0".repeat(64), width, height: 10, path: "/srv/app/a.png" } })
+    const result = await clanka(["run", "--json", "--max-turns", "2", "-m", "anthropic/claude-sonnet-4-5", "--executor", executor, "hi"], {
+      // 8 MB of base64 (6 MB of bytes, over Anthropic's 3.75 MB), then one 9000 px wide (over 8000).
+      env: { ...server.env, HOSTILE: JSON.stringify({ outputs: [image("REPEAT:8000000:A", 10), image("iVBORw0KGgo=", 9000)] }) },
+    })
+    expect(result.stderr).not.toContain("AAAA")
+    const second = server.requests[1]!
+    expect(second.images.length).toBe(0)
+    expect(second.toolResults[0]).toContain("[image not shown: /srv/app/a.png; it is larger than anthropic/claude-sonnet-4-5 takes]")
+  } finally {
+    await server.close()
+  }
+})
