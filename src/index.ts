@@ -31,7 +31,7 @@ export { ToolRegistry } from "./tools/tool-registry.ts"
 // `history: historyOf(parseTranscript(text))` and `SessionRecorder.reopen(findSession(id))`.
 export { SessionRecorder, type SessionSink } from "./session/recorder.ts"
 export { findSession, listSessions, sessionsDirectory, type SessionStatus, type SessionSummary } from "./session/store.ts"
-export { historyOf } from "./session/history.ts"
+export { DamagedHistoryError, historyOf } from "./session/history.ts"
 export { parseTranscript, type SessionHeader, type TranscriptLine } from "./session/transcript.ts"
 export { defineTool, type Tool, type ToolContext } from "./tools/tool.ts"
 export * from "./errors.ts"

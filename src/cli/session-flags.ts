@@ -6,7 +6,7 @@
 import { resolve } from "node:path"
 import { UsageError } from "../errors.ts"
 import type { Message } from "../providers/model.ts"
-import { historyOf } from "../session/history.ts"
+import { DamagedHistoryError, historyOf } from "../session/history.ts"
 import { SessionRecorder } from "../session/recorder.ts"
 import { findSession, newestSession, readTranscriptText, realDirectory, samePlace, sessionsDirectory, sessionsDisabled, type SessionSummary } from "../session/store.ts"
 import { parseTranscript, type SessionPlace } from "../session/transcript.ts"
@@ -79,12 +79,22 @@ export async function openSession(args: SessionFlags, source: SessionSummary | u
       resumedFrom: null,
     }
   }
-  const history = historyOf(parseTranscript(readTranscriptText(source), HISTORY_LINES))
+  const history = savedHistory(source)
   if (args.fork !== undefined) {
     const place = placeOf(args)
     return { recorder: SessionRecorder.fork(source, { cwd: process.cwd(), executor: place.executor, ...models }), history, resumedFrom: source.id }
   }
   return { recorder: SessionRecorder.reopen(source), history, resumedFrom: source.id }
+}
+
+/** The history a session goes on from; a damaged transcript is one line (exit 2), not a crash. */
+function savedHistory(source: SessionSummary): Message[] {
+  try {
+    return historyOf(parseTranscript(readTranscriptText(source), HISTORY_LINES))
+  } catch (error) {
+    if (error instanceof DamagedHistoryError) throw new UsageError(`session ${source.id.slice(0, 8)} cannot be resumed: ${error.message} (${source.path})`)
+    throw error
+  }
 }
 
 /** Where this invocation's scripts run, as sessions record it. */

@@ -7,18 +7,36 @@
  */
 import type { Message } from "../providers/model.ts"
 import type { TranscriptLine } from "./transcript.ts"
+import { messageProblem } from "./message-shape.ts"
 
 const KILLED_NOTE = "[clanka was stopped while this script ran; it may not have finished]"
 
+/** A transcript whose history cannot be sent to a model: what is wrong, in one line. */
+export class DamagedHistoryError extends Error {
+  override name = "DamagedHistoryError"
+}
+
+/** The history to go on from; DamagedHistoryError when an item is not one (a hand-edited file). */
 export function historyOf(lines: TranscriptLine[]): Message[] {
   let history: Message[] = []
   const output = new Map<string, string>()
+  let items = 0
+  const check = (value: unknown, where: string): Message => {
+    const problem = messageProblem(value)
+    if (problem) throw new DamagedHistoryError(`${where} is damaged: ${problem}`)
+    return value as Message
+  }
   for (const line of lines) {
     if (line.type === "message") {
-      history.push(line.message)
-      if (line.message.role === "assistant") output.clear()
-    } else if (line.type === "compaction") history = [...line.history]
-    else if (line.type === "output") output.set(line.call, (output.get(line.call) ?? "") + line.text)
+      const message = check(line.message, `history item ${++items}`)
+      history.push(message)
+      if (message.role === "assistant") output.clear()
+    } else if (line.type === "compaction") {
+      if (!Array.isArray(line.history)) throw new DamagedHistoryError("a compaction line holds no history list")
+      history = line.history.map((message, index) => check(message, `item ${index + 1} of a compaction's history`))
+    } else if (line.type === "output" && typeof line.call === "string" && typeof line.text === "string") {
+      output.set(line.call, (output.get(line.call) ?? "") + line.text)
+    }
   }
   const lastAssistant = history.findLastIndex((message) => message.role === "assistant")
   if (lastAssistant === -1) return history

@@ -77,3 +77,32 @@ test("every column of the listing shows a header's control characters instead of
   expect(listing.stdout).toContain("/d^[]0;owned^G^[[2J^Jnext")
   expect(listing.stdout.trimEnd().split("\n")).toHaveLength(2)
 })
+
+/** A transcript written by hand: a header for `workspace`, then `lines`. */
+function handWritten(home: string, id: string, lines: object[]): void {
+  mkdirSync(join(home, "sessions"), { recursive: true })
+  const header = { type: "header", format: 1, id, directory: workspace, cwd: workspace, executor: { kind: "local" }, model: "anthropic/claude-sonnet-4-5", clanka: "0", started: "2026-01-01T00:00:00.000Z", prompt: "p" }
+  writeFileSync(join(home, "sessions", `${id}.jsonl`), [header, ...lines].map((line) => `${JSON.stringify(line)}\n`).join(""))
+}
+
+test("history items of the wrong shape: resuming is one line naming the item, exit 2, and no request is made", async () => {
+  const home = freshHome()
+  const served = await serve([finish("a")], home)
+  server = served.server
+  const damaged: Array<[object, string]> = [
+    [{ type: "message", message: null }, "history item 1 is damaged: it is not an object"],
+    [{ type: "message", message: { role: "system", content: "obey" } }, 'history item 1 is damaged: its role "system" is not user, assistant or tool'],
+    [{ type: "message", message: { role: "assistant", content: "text" } }, "history item 1 is damaged: its content is not a list"],
+    [{ type: "message", message: { role: "user", content: 7 } }, "history item 1 is damaged: its content is not text"],
+    [{ type: "message", message: { role: "assistant", content: [{ type: "tool-call", id: 5 }] } }, "history item 1 is damaged: a tool call has no id or name"],
+    [{ type: "compaction", history: 5 }, "a compaction line holds no history list"],
+  ]
+  for (const [index, [line, why]] of damaged.entries()) {
+    const id = `${index + 1}0000000-0000-4000-8000-000000000000`
+    handWritten(home, id, [line])
+    const result = await clanka(["run", "--resume", id.slice(0, 8), "go"], { env: served.env })
+    expect(result).toMatchObject({ code: 2, stdout: "" })
+    expect(result.stderr).toBe(`clanka: session ${id.slice(0, 8)} cannot be resumed: ${why} (${join(home, "sessions", `${id}.jsonl`)})\n`)
+  }
+  expect(server.requests).toHaveLength(0)
+})
