@@ -5,7 +5,7 @@
  * variables (`*_API_KEY`, `*_TOKEN`, …) are replaced before a line is written, whatever echoed
  * them (a model, a provider's error message).
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs"
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import type { AgentEvent } from "../agent/events.ts"
 import type { Message } from "../providers/model.ts"
@@ -90,7 +90,8 @@ export class SessionRecorder implements SessionSink {
       throw new ClankaError(`session ${session.id} is in use by another clanka (still running); wait for it to end, or --fork it`, ExitCode.usage)
     }
     const recorder = new SessionRecorder(session.id, session.path, undefined, session, env)
-    const fd = openSync(session.path, "r+")
+    // Never through a symbolic link put there after the session was found.
+    const fd = openSync(session.path, constants.O_RDWR | constants.O_NOFOLLOW)
     const size = fstatSync(fd).size
     // The end of the last whole line: looked for in a growing window from the end.
     for (let window = 64 * 1024; ; window *= 4) {
@@ -102,7 +103,7 @@ export class SessionRecorder implements SessionSink {
       break
     }
     closeSync(fd)
-    recorder.fd = openSync(session.path, "a", 0o600)
+    recorder.fd = openSync(session.path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW)
     recorder.writeOpen(session.id)
     return recorder
   }

@@ -4,7 +4,7 @@
  * `~/.local/state/clanka/sessions`. Listing reads only each file's first line and its tail, so it
  * stays fast with many long sessions.
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { envFlag } from "../util/env-flag.ts"
@@ -121,12 +121,13 @@ function summarize(path: string): SessionSummary | undefined {
 /**
  * `read` on the open file and its size; undefined when it cannot be opened or is not a regular
  * file (a directory or a FIFO named like a transcript is skipped; the FIFO is opened without
- * waiting for a writer).
+ * waiting for a writer). A symbolic link is not followed: a transcript is read and written only
+ * where the sessions directory holds it, never in a file a link points to (another user's, /etc/…).
  */
 function withFile<T>(path: string, read: (fd: number, size: number) => T | undefined): T | undefined {
   let fd: number
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW)
   } catch {
     return undefined
   }
@@ -260,8 +261,12 @@ export function findSession(id: string, env: Env = process.env): SessionSummary 
     const ids = matches.slice(0, 5).map((name) => name.slice(0, -".jsonl".length))
     throw new UsageError(`session id ${id} is ambiguous: it starts ${matches.length} sessions (${ids.join(", ")}${matches.length > 5 ? ", …" : ""}); give more of it`)
   }
-  const summary = summarize(join(directory, matches[0]!))
-  if (!summary) throw new UsageError(`session ${id} is unreadable: ${join(directory, matches[0]!)} has no header line`)
+  const path = join(directory, matches[0]!)
+  if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw new UsageError(`session ${id} is unreadable: ${path} is a symbolic link, which clanka does not follow in its sessions directory`)
+  }
+  const summary = summarize(path)
+  if (!summary) throw new UsageError(`session ${id} is unreadable: ${path} has no header line`)
   return summary
 }
 

@@ -2,7 +2,7 @@
 // transcript, a huge sparse file, a header whose fields hold terminal escapes. A listing skips or
 // shows them harmlessly and stays quick; nothing hangs, nothing is obeyed.
 import { afterEach, expect, test } from "bun:test"
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs"
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, symlinkSync, writeFileSync, writeSync } from "node:fs"
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import type { FakeServer } from "../support/fake-model.ts"
@@ -105,4 +105,25 @@ test("history items of the wrong shape: resuming is one line naming the item, ex
     expect(result.stderr).toBe(`clanka: session ${id.slice(0, 8)} cannot be resumed: ${why} (${join(home, "sessions", `${id}.jsonl`)})\n`)
   }
   expect(server.requests).toHaveLength(0)
+})
+
+test("a transcript that is a symbolic link to a file elsewhere is neither listed, read, resumed nor written through", async () => {
+  const home = freshHome()
+  const served = await serve([finish("a"), finish("b")], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "one"], { env: served.env }))[0].sessionId
+  // The real file now lives outside the sessions directory; a link stands in its place.
+  const elsewhere = join(home, "elsewhere.jsonl")
+  const link = join(home, "sessions", `${id}.jsonl`)
+  renameSync(link, elsewhere)
+  symlinkSync(elsewhere, link)
+  const before = readFileSync(elsewhere, "utf8")
+  const resumed = await clanka(["run", "--resume", id.slice(0, 8), "go on"], { env: served.env })
+  expect(resumed).toMatchObject({ code: 2, stdout: "" })
+  expect(resumed.stderr).toBe(`clanka: session ${id.slice(0, 8)} is unreadable: ${link} is a symbolic link, which clanka does not follow in its sessions directory\n`)
+  expect((await clanka(["sessions", "show", id.slice(0, 8)], { env: served.env })).code).toBe(2)
+  expect((await clanka(["run", "--continue", "-C", workspace, "go on"], { env: served.env })).code).toBe(2)
+  expect((await clanka(["sessions", "--all", "--json"], { env: served.env })).stdout).toBe("")
+  expect(readFileSync(elsewhere, "utf8")).toBe(before)
+  expect(server.requests).toHaveLength(1)
 })
