@@ -21,13 +21,15 @@ export class UsageTotals {
   ) {}
 
   /** One response (or the part of one a failure left): also the latest context size. */
-  add(usage: TokenUsage): void {
+  add(reported: TokenUsage): void {
+    const usage = counted(reported)
     this.addSpent(usage)
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
   }
 
   /** A response that is not part of the conversation (a compaction summary): counted and priced, context unchanged. */
-  addSpent(usage: TokenUsage): void {
+  addSpent(reported: TokenUsage): void {
+    const usage = counted(reported)
     const cost = costUsd(this.model.provider, this.model.id, usage)
     this.budget?.add(cost)
     this.sum(usage, cost)
@@ -56,5 +58,20 @@ export class UsageTotals {
       cacheWriteTokens: this.cacheWriteTokens,
       costUsd: this.costUsd === null ? null : Math.round(this.costUsd * 1e6) / 1e6,
     }
+  }
+}
+
+/**
+ * The counts as they are added up: a provider's count that is not a whole number of tokens at
+ * least 0 (negative, NaN, a string, null) counts as 0, so it can neither lower the run's cost
+ * under --max-budget-usd nor turn the totals into nonsense.
+ */
+function counted(usage: TokenUsage): TokenUsage {
+  const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.round(value) : 0)
+  return {
+    inputTokens: count(usage.inputTokens),
+    outputTokens: count(usage.outputTokens),
+    cacheReadTokens: count(usage.cacheReadTokens),
+    cacheWriteTokens: count(usage.cacheWriteTokens),
   }
 }

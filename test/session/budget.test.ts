@@ -68,3 +68,17 @@ test("a model without a price cannot take a budget: exit 2 before any request", 
   const bad = await clanka(["run", "--max-budget-usd", "-1", "-C", workspace, "hi"], { env: { ...env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "k" } })
   expect(bad).toMatchObject({ code: 2, stderr: 'clanka: --max-budget-usd takes a positive amount in US dollars, got "-1"\n' })
 })
+
+test("a provider reporting negative token counts cannot lower the run's cost under the budget", async () => {
+  // $0.30 of input each, and a negative output count that would take $15 off if it were believed.
+  const lying = (script: string): FakeTurn => ({ blocks: [{ type: "execute", script }], usage: { input: 100_000, output: -1_000_000 } })
+  const served = await serve([lying('console.log("one")'), lying('console.log("two")'), lying('console.log("three")'), finish("done")], join(root, "home-negative"))
+  server = served.server
+  const result = await clanka(["run", "--json", "--max-budget-usd", "0.5", "-C", workspace, "spend"], { env: served.env })
+  expect(result.code).toBe(1)
+  const printed = events(result)
+  expect(printed.filter((event) => event._tag === "ScriptOutput").map((event) => event.output)).toEqual(["one\n", "two\n"])
+  expect(printed.filter((event) => event._tag === "Usage").map((event) => event.outputTokens)).toEqual([0, 0])
+  expect(printed.at(-1)).toMatchObject({ _tag: "AgentError", exitCode: 1, message: expect.stringContaining("$0.6000, which reaches the budget of $0.5") })
+  expect(server.requests).toHaveLength(2)
+})
