@@ -77,10 +77,21 @@ async function show(id: string, option: string | undefined, json: boolean): Prom
   const output = chooseOutputFormat(option, json)
   const session = findSession(id)
   const print = createFormatter(output, { stdout: process.stdout, stderr: process.stderr, live: false })
+  let events = 0
   for (const line of parseTranscript(readTranscriptText(session))) {
-    if (line.type === "event") print(line.event)
+    if (line.type === "event") {
+      events++
+      // A transcript is a file anyone may have edited: an event a formatter cannot take (a field
+      // of the wrong type) ends the replay with one line naming it, not with a TypeError.
+      try {
+        print(line.event)
+      } catch {
+        const tag = typeof line.event?._tag === "string" ? cell(line.event._tag.slice(0, 40)) : "no _tag"
+        throw new UsageError(`session ${session.id.slice(0, 8)} cannot be shown: its event ${events} (${tag}) has fields of the wrong type (${session.path})`)
+      }
+    }
     // A top-level script's live output was saved once, as output lines: replayed as it was shown.
-    else if (line.type === "output") print({ _tag: "ScriptOutputDelta", id: line.call, text: line.text })
+    else if (line.type === "output" && typeof line.call === "string" && typeof line.text === "string") print({ _tag: "ScriptOutputDelta", id: line.call, text: line.text })
   }
   return ExitCode.ok
 }

@@ -127,3 +127,16 @@ test("a transcript that is a symbolic link to a file elsewhere is neither listed
   expect(readFileSync(elsewhere, "utf8")).toBe(before)
   expect(server.requests).toHaveLength(1)
 })
+
+test("sessions show of an event with fields of the wrong type: one line naming the event, exit 2, not a TypeError", async () => {
+  const home = freshHome()
+  const id = "dddddddd-0000-4000-8000-000000000000"
+  const finished = { _tag: "AgentFinished", summary: "done", turns: 1, usage: { contextTokens: 1, contextWindow: null, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0 }, durationMs: 1 }
+  handWritten(home, id, [{ type: "event", event: { _tag: "ScriptOutput", output: "fine\n" } }, { type: "event", event: { _tag: "ScriptOutput", output: 5 } }, { type: "output", call: 5, text: {} }, { type: "event", event: finished }])
+  const path = join(home, "sessions", `${id}.jsonl`)
+  for (const format of ["text", "pretty"]) {
+    const shown = await clanka(["sessions", "show", "dddddddd", "-o", format], { env: { CLANKA_HOME: home } })
+    expect(shown.code).toBe(2)
+    expect(shown.stderr.trimEnd().split("\n").at(-1)).toBe(`clanka: session dddddddd cannot be shown: its event 2 (ScriptOutput) has fields of the wrong type (${path})`)
+  }
+})
