@@ -5,7 +5,7 @@
  * stays fast with many long sessions.
  */
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readFileSync, readSync, readdirSync, realpathSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { envFlag } from "../util/env-flag.ts"
 import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
@@ -102,7 +102,9 @@ export function hostName(): string {
 function summarize(path: string): SessionSummary | undefined {
   return withFile(path, (fd, size) => {
     const header = headerAt(fd, size)
-    if (!header) return undefined
+    // A header naming another id (a copied or hand-made file) is not this file's session: resuming
+    // it would write under one id what listings and AgentStart call another.
+    if (!header || `${header.id}.jsonl` !== basename(path)) return undefined
     // Wider reads from the end until the facts are found (a long last line, a run still going),
     // the whole file last.
     let facts: TailFacts = {}
@@ -229,7 +231,7 @@ export function newestSession(wanted: (header: SessionHeader) => boolean, env: E
   for (const name of transcriptNames(directory)) {
     const path = join(directory, name)
     const header = readHeader(path)
-    if (!header || !wanted(header)) continue
+    if (!header || `${header.id}.jsonl` !== name || !wanted(header)) continue
     const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
     if (!best || written > best.written || (written === best.written && header.started > best.header.started)) best = { header, path, written }
   }
@@ -266,7 +268,7 @@ export function findSession(id: string, env: Env = process.env): SessionSummary 
     throw new UsageError(`session ${id} is unreadable: ${path} is a symbolic link, which clanka does not follow in its sessions directory`)
   }
   const summary = summarize(path)
-  if (!summary) throw new UsageError(`session ${id} is unreadable: ${path} has no header line`)
+  if (!summary) throw new UsageError(`session ${id} is unreadable: ${path} has no header line of that session`)
   return summary
 }
 

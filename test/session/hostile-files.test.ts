@@ -140,3 +140,20 @@ test("sessions show of an event with fields of the wrong type: one line naming t
     expect(shown.stderr.trimEnd().split("\n").at(-1)).toBe(`clanka: session dddddddd cannot be shown: its event 2 (ScriptOutput) has fields of the wrong type (${path})`)
   }
 })
+
+test("a transcript copied under another name (its header names another id) is not taken for a session", async () => {
+  const home = freshHome()
+  const served = await serve([finish("a"), finish("b")], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "one"], { env: served.env }))[0].sessionId
+  const copy = "eeeeeeee-0000-4000-8000-000000000000"
+  const text = readFileSync(join(home, "sessions", `${id}.jsonl`), "utf8")
+  const escaped = "\u001b]0;owned\u0007"
+  writeFileSync(join(home, "sessions", `${copy}.jsonl`), text.replace(`"id":"${id}"`, `"id":"${id}${escaped}"`))
+  const resumed = await clanka(["run", "--resume", "eeeeeeee", "go on"], { env: served.env })
+  expect(resumed).toMatchObject({ code: 2, stdout: "" })
+  expect(resumed.stderr).toBe(`clanka: session eeeeeeee is unreadable: ${join(home, "sessions", `${copy}.jsonl`)} has no header line of that session\n`)
+  const listed = (await clanka(["sessions", "--all", "--json"], { env: served.env })).stdout.trimEnd().split("\n").map((line) => JSON.parse(line).id)
+  expect(listed).toEqual([id])
+  expect(server.requests).toHaveLength(1)
+})

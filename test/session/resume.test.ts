@@ -146,7 +146,7 @@ test("bad session arguments: one line, exit 2", async () => {
   expect(listing.stdout).not.toContain("33333333")
   expect(await clanka(["run", "--resume", "33333333", "x"], { env: served.env })).toMatchObject({
     code: 2,
-    stderr: `clanka: session 33333333 is unreadable: ${join(home, "sessions", "33333333-0000-4000-8000-000000000000.jsonl")} has no header line\n`,
+    stderr: `clanka: session 33333333 is unreadable: ${join(home, "sessions", "33333333-0000-4000-8000-000000000000.jsonl")} has no header line of that session\n`,
   })
   const action = await clanka(["sessions", "delete", "x"], { env: served.env })
   expect(action).toMatchObject({ code: 2, stderr: 'clanka: unknown sessions action "delete": use clanka sessions, or clanka sessions show ID\n' })
