@@ -14,7 +14,8 @@ import { ClankaError, ExitCode } from "../errors.ts"
 import { savedMessage } from "./images.ts"
 import { Redactor, secretValues } from "./redact.ts"
 import { portableJson } from "../output/json-line.ts"
-import { hostName, readTranscriptText, sessionsDirectory, type Env, type SessionSummary } from "./store.ts"
+import { hostName, readTranscriptText, sessionsDirectory, summarize, type Env, type SessionSummary } from "./store.ts"
+import { claimFile } from "./claim.ts"
 import { parseTranscript, promptTitle, type SessionHeader, type SessionPlace, type SessionTotals, type TranscriptLine } from "./transcript.ts"
 
 /** What the agent hands its session: called as history items, events and output happen. */
@@ -86,9 +87,20 @@ export class SessionRecorder implements SessionSink {
    * removed first, so the next line starts on a line of its own.
    */
   static reopen(session: SessionSummary, env: Env = process.env): SessionRecorder {
-    if (session.status === "running") {
-      throw new ClankaError(`session ${session.id} is in use by another clanka (still running); wait for it to end, or --fork it`, ExitCode.usage)
+    const inUse = () => new ClankaError(`session ${session.id} is in use by another clanka (still running); wait for it to end, or --fork it`, ExitCode.usage)
+    if (session.status === "running") throw inUse()
+    // Two clanka resuming one session at once: between seeing it idle and writing its `open`
+    // line, each holds the claim; the second then sees the first's line and is refused.
+    const claim = claimFile(session.path)
+    try {
+      if (summarize(session.path)?.status === "running") throw inUse()
+      return SessionRecorder.reopenClaimed(session, env)
+    } finally {
+      claim.release()
     }
+  }
+
+  private static reopenClaimed(session: SessionSummary, env: Env): SessionRecorder {
     const recorder = new SessionRecorder(session.id, session.path, undefined, session, env)
     // Never through a symbolic link put there after the session was found.
     const fd = openSync(session.path, constants.O_RDWR | constants.O_NOFOLLOW)

@@ -99,7 +99,7 @@ export function hostName(): string {
  * last run — AgentFinished `finished`, AgentError with exit code 130 `interrupted`, another
  * AgentError `failed`, no end at all (killed, crashed) `interrupted`.
  */
-function summarize(path: string): SessionSummary | undefined {
+export function summarize(path: string): SessionSummary | undefined {
   return withFile(path, (fd, size) => {
     const header = headerAt(fd, size)
     // A header naming another id (a copied or hand-made file) is not this file's session: resuming

@@ -209,3 +209,20 @@ test("a prompt cut at 200 characters for the listing is cut between characters: 
   expect(row.prompt.isWellFormed()).toBe(true)
   expect(row.prompt).toBe(`${"a".repeat(198)}…`)
 })
+
+test("three clanka resuming one session at the same moment: one goes on, the others are refused (exit 2), the transcript has one run", async () => {
+  const home = freshHome()
+  const slow = { ...finish("again"), delayMs: 1500 }
+  const served = await serve([finish("first"), slow, slow, slow], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "one"], { env: served.env }))[0].sessionId
+  const results = await Promise.all(["x", "y", "z"].map((prompt) => clanka(["run", "--resume", id.slice(0, 8), prompt], { env: served.env })))
+  expect(results.map((result) => result.code).sort()).toEqual([0, 2, 2])
+  for (const refused of results.filter((result) => result.code === 2)) {
+    expect(refused.stderr).toBe(`clanka: session ${id} is in use by another clanka (still running); wait for it to end, or --fork it\n`)
+  }
+  const lines = transcript(home, id)
+  expect(lines.filter((line) => line.type === "event" && line.event._tag === "AgentStart")).toHaveLength(2)
+  expect(lines.filter((line) => line.type === "open")).toHaveLength(2)
+  expect(sessionFiles(home)).toEqual([`${id}.jsonl`])
+})
