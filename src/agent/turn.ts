@@ -155,6 +155,11 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
         if (script?.id === part.id) endScript()
         return false
       case "tool-call": {
+        // Each call's result is matched to it by id: two calls sharing one would get two results
+        // the provider cannot tell apart (and refuses), after both scripts ran. A broken response.
+        if (toolCalls.some((call) => call.id === part.id)) {
+          throw new ModelError(`the response has two tool calls with the id ${JSON.stringify(part.id)}`, true)
+        }
         if (part.name === EXECUTE_TOOL_NAME) {
           if (script?.id === part.id) endScript(part.input)
           else if (!streamed.has(part.id)) {
