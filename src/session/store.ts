@@ -8,7 +8,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readF
 import { basename, join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { envFlag } from "../util/env-flag.ts"
-import { isHeader, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
+import { isHeader, isPid, isTotals, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
 import { homeDirectory } from "../util/home.ts"
 
 export type Env = Record<string, string | undefined>
@@ -195,9 +195,11 @@ function tailFacts(text: string): TailFacts {
     if (!relevant) continue
     const line = parseLine(raw)
     if (!line) continue
-    if (line.type === "totals" && !facts.totals) facts.totals = { turns: line.turns, costUsd: line.costUsd }
+    // A hand-edited line's fields may be anything: totals that are not counts are skipped, and so
+    // is a writer that is not a process id (`"self"` would make /proc call any session running).
+    if (line.type === "totals" && !facts.totals && isTotals(line)) facts.totals = { turns: line.turns, costUsd: line.costUsd }
     // The newest line that names the writing process: an open, or totals (which repeat it).
-    if ((line.type === "open" || line.type === "totals") && !facts.open && line.pid !== undefined) facts.open = { pid: line.pid, host: line.host! }
+    if ((line.type === "open" || line.type === "totals") && !facts.open && isPid(line.pid) && typeof line.host === "string") facts.open = { pid: line.pid, host: line.host }
     else if (line.type === "event" && facts.end === undefined) {
       const event = line.event
       if (event._tag === "AgentFinished") facts.end = "finished"

@@ -95,7 +95,33 @@ export function isHeader(line: TranscriptLine | undefined): line is SessionHeade
   if (line?.type !== "header") return false
   const header = line as Partial<SessionHeader>
   const strings = [header.id, header.directory, header.cwd, header.model, header.clanka, header.started, header.prompt]
-  return header.format === 1 && strings.every((value) => typeof value === "string") && typeof header.executor?.kind === "string"
+  const optional = [header.subagentModel, header.forkedFrom]
+  return (
+    header.format === 1 &&
+    strings.every((value) => typeof value === "string") &&
+    optional.every((value) => value === undefined || typeof value === "string") &&
+    isPlace(header.executor)
+  )
+}
+
+/** An executor as a header names it, each field of its kind text (a file anyone may have edited). */
+function isPlace(place: unknown): place is SessionPlace {
+  if (typeof place !== "object" || place === null) return false
+  const value = place as Record<string, unknown>
+  if (value.kind === "local") return true
+  if (value.kind === "command") return typeof value.command === "string"
+  return value.kind === "ssh" && typeof value.target === "string" && (value.remoteBin === undefined || typeof value.remoteBin === "string")
+}
+
+/** Totals as a listing can use them: counts that are numbers at least 0 (else the line is ignored). */
+export function isTotals(line: { turns?: unknown; costUsd?: unknown }): line is SessionTotals {
+  const count = (value: unknown) => typeof value === "number" && Number.isFinite(value) && value >= 0
+  return count(line.turns) && (line.costUsd === null || count(line.costUsd))
+}
+
+/** A process id as `open` and `totals` lines name the writer: a whole number above 0. */
+export function isPid(pid: unknown): pid is number {
+  return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0
 }
 
 /** The first line of a prompt, as listings show it. */

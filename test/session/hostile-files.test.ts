@@ -6,7 +6,7 @@ import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import type { FakeServer } from "../support/fake-model.ts"
-import { clanka, events, finish, serve, testbed } from "./helpers.ts"
+import { clanka, events, finish, serve, testbed, transcript } from "./helpers.ts"
 
 const { workspace, freshHome } = testbed("clanka-hostile-sessions-")
 let server: FakeServer | undefined
@@ -156,4 +156,28 @@ test("a transcript copied under another name (its header names another id) is no
   const listed = (await clanka(["sessions", "--all", "--json"], { env: served.env })).stdout.trimEnd().split("\n").map((line) => JSON.parse(line).id)
   expect(listed).toEqual([id])
   expect(server.requests).toHaveLength(1)
+})
+
+test("totals, writers and executors of the wrong type: the listing still works, no session is taken for running, resume is one line", async () => {
+  const home = freshHome()
+  const served = await serve([finish("went on")], home)
+  server = served.server
+  const host = (await import("node:os")).hostname()
+  // `pid: "self"` would make /proc/self/status, this very process, the writer: "running" forever.
+  handWritten(home, "f1000000-0000-4000-8000-000000000000", [{ type: "totals", turns: "x", costUsd: "y", pid: "self", host }])
+  handWritten(home, "f2000000-0000-4000-8000-000000000000", [])
+  const header = readFileSync(join(home, "sessions", "f2000000-0000-4000-8000-000000000000.jsonl"), "utf8").replace('{"kind":"local"}', '{"kind":"ssh","target":5}')
+  writeFileSync(join(home, "sessions", "f2000000-0000-4000-8000-000000000000.jsonl"), header)
+  const table = await clanka(["sessions", "--all"], { env: served.env })
+  expect(table).toMatchObject({ code: 0, stderr: "" })
+  expect(table.stdout).toContain("f1000000")
+  expect(table.stdout).not.toContain("f2000000")
+  const listed = (await clanka(["sessions", "--all", "--json"], { env: served.env })).stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+  expect(listed).toEqual([expect.objectContaining({ id: "f1000000-0000-4000-8000-000000000000", turns: 0, costUsd: 0, status: "interrupted" })])
+  const resumed = await clanka(["run", "--json", "--resume", "f1000000", "go on"], { env: served.env })
+  expect(resumed.code).toBe(0)
+  expect(events(resumed).at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "went on", usage: { costUsd: expect.any(Number) } })
+  expect(transcript(home, "f1000000-0000-4000-8000-000000000000").filter((line) => line.type === "totals").at(-1)).toMatchObject({ turns: 1, costUsd: expect.any(Number) })
+  const ssh = await clanka(["run", "--resume", "f2000000", "go on"], { env: served.env })
+  expect(ssh).toMatchObject({ code: 2, stderr: `clanka: session f2000000 is unreadable: ${join(home, "sessions", "f2000000-0000-4000-8000-000000000000.jsonl")} has no header line of that session\n` })
 })
