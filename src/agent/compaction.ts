@@ -119,6 +119,15 @@ export function summaryRequest(older: readonly Message[], compactAt: number): Me
   return [{ role: "user", content: `<session>\n${rendered}\n</session>\n\n${INSTRUCTIONS}` }]
 }
 
+/**
+ * The summary as the history keeps it: at most a fifth of the threshold (the kept turns may take
+ * 30 %), cut in the middle. A model that writes a summary longer than the history it replaces
+ * would otherwise make every later request pass --compact-at and compact again, turn after turn.
+ */
+export function keptSummary(summary: string, compactAt: number): string {
+  return clip(summary, Math.max(4_000, Math.floor(compactAt * CHARS_PER_TOKEN * 0.2)))
+}
+
 function clip(text: string, max: number): string {
   if (text.length <= max) return text
   const half = Math.floor(max / 2)

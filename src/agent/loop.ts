@@ -14,7 +14,7 @@ import type { UserContext } from "./user-context.ts"
 import type { Budget } from "./budget.ts"
 import type { HookRunner } from "./hooks.ts"
 import { runToolCall } from "./tool-call.ts"
-import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
+import { COMPACTION_SYSTEM, estimateTokens, isPromptTooLong, keptSummary, SUMMARY_HEADER, summaryRequest, tailStart, type Anchor } from "./compaction.ts"
 
 /** Settings shared by an agent and all its sub-agents. */
 export interface LoopShared {
@@ -269,7 +269,7 @@ export async function compactRun(shared: TurnSettings, run: LoopRun, keepTokens 
   run.usage.addSpent(turn.usage)
   const summary = turn.content.flatMap((item) => (item.type === "text" ? [item.text] : [])).join("\n").trim()
   if (!summary) throw new RunError("the history could not be compacted: the model wrote an empty summary")
-  const history: Message[] = [run.messages[0]!, { role: "user", content: `${SUMMARY_HEADER}\n\n${summary}` }, ...run.messages.slice(start)]
+  const history: Message[] = [run.messages[0]!, { role: "user", content: `${SUMMARY_HEADER}\n\n${keptSummary(summary, run.compactAt)}` }, ...run.messages.slice(start)]
   run.messages.splice(0, run.messages.length, ...history)
   run.session?.compaction(history)
   run.anchor = undefined

@@ -90,3 +90,31 @@ test("--compact-at takes a positive whole number", async () => {
   const bad = await clanka(["run", "--compact-at", "lots", "-C", workspace, "x"], { env: { CLANKA_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "k" } })
   expect(bad).toMatchObject({ code: 2, stderr: 'clanka: --compact-at takes a positive whole number, got "lots"\n' })
 })
+
+test("a model that writes a summary longer than the history it replaces: the summary is cut, and compaction still brings requests under --compact-at", async () => {
+  const home = freshHome()
+  let mainTurns = 0
+  const turn = (request: FakeRequest): FakeTurn => {
+    // About 17,000 tokens of summary, for a threshold of 6,000.
+    if (isSummary(request)) return sized(request, { blocks: [{ type: "text", text: `Handoff begins. ${"summary words ".repeat(5000)}Next step: go on counting.` }] })
+    mainTurns++
+    if (mainTurns === 16) return sized(request, finish("counted to 16") as any)
+    return sized(request, { blocks: [{ type: "execute", script: `console.log("${"x".repeat(1200)} ${mainTurns}")` }] })
+  }
+  const served = await serve(Array.from({ length: 40 }, () => turn), home)
+  server = served.server
+  const result = await clanka(["run", "--json", "--compact-at", "6000", "-C", workspace, "count to sixteen, one turn at a time"], { env: served.env, timeoutMs: 60_000 })
+  expect(result.code).toBe(0)
+  const printed = events(result)
+  const compactions = printed.filter((event) => event._tag === "Compaction")
+  expect(compactions.length).toBeGreaterThanOrEqual(1)
+  expect(compactions.length).toBeLessThanOrEqual(3)
+  for (const compaction of compactions) expect(compaction.afterTokens).toBeLessThan(Math.min(compaction.beforeTokens, 6000 * 0.75))
+  expect(Math.max(...server.requests.filter((request) => !isSummary(request)).map(size))).toBeLessThanOrEqual(6000)
+  // The summary keeps its beginning and its end.
+  const after = server.requests.find((request, i) => i > 0 && isSummary(server!.requests[i - 1]!))!
+  const kept = after.body.messages[0].content[1].text
+  expect(kept).toContain("Handoff begins.")
+  expect(kept).toContain("characters left out")
+  expect(kept).toEndWith("Next step: go on counting.")
+})
