@@ -3,7 +3,7 @@
 // when shown, which keeps the index small), an FTS5 table of the chunks' words ranked by BM25
 // with path and symbol words weighted above body words, and embedding vectors with their model.
 import { Database, type Statement } from "bun:sqlite"
-import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs"
+import { chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, unlinkSync } from "node:fs"
 import { join } from "node:path"
 
 /** Bumped when the layout or the words indexed change: an older index is rebuilt. */
@@ -62,8 +62,13 @@ export class IndexStore {
         mkdirSync(dir, { recursive: true, mode: 0o700 })
         chmodSync(dir, 0o700)
         location = join(dir, "index.sqlite")
-        closeSync(openSync(location, "a", 0o600))
-        chmodSync(location, 0o600)
+        clearLinks(location)
+        const fd = openSync(location, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+        try {
+          fchmodSync(fd, 0o600)
+        } finally {
+          closeSync(fd)
+        }
         db = new Database(location, { create: true })
         // Two clanka processes may search one workspace at once: a writer waits for the other.
         db.run("PRAGMA busy_timeout = 10000")
@@ -185,5 +190,19 @@ export class IndexStore {
 
   close(): void {
     this.db.close(false)
+  }
+}
+
+/**
+ * The index's directory is writable by the sandboxed scripts of its workspace: one may have put a
+ * symbolic link (or a FIFO) where the database or its WAL, shared-memory or journal file goes, for
+ * a later clanka — one run with --sandbox off — to chmod or write the file it points to. Whatever
+ * is there and not a regular file is removed (it is clanka's cache); the database is then opened
+ * without following links.
+ */
+function clearLinks(location: string): void {
+  for (const path of [location, `${location}-wal`, `${location}-shm`, `${location}-journal`]) {
+    const info = lstatSync(path, { throwIfNoEntry: false })
+    if (info && !info.isFile()) unlinkSync(path)
   }
 }

@@ -1,7 +1,7 @@
 // search through the command line: on by default in the sandboxed child executor, off with
 // --no-search, progress of a big first index on stderr, and the sandbox's one extra writable place.
 import { expect, test } from "bun:test"
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { osSandboxWorks } from "../../../src/executor/os-sandbox.ts"
 import { searchIndexDir } from "../../../src/tools/semantic/location.ts"
@@ -91,4 +91,25 @@ test.skipIf(!osSandboxWorks())("attack: a script cannot write another workspace'
   expect(result.stdout).toMatch(/\n1\nown-ok\n/)
   expect(readFileSync(target).equals(before)).toBe(true)
   expect(existsSync(join(own, "mine"))).toBe(true)
+})
+
+test("attack: links a script left in its workspace's index directory are not followed by a later search, even with --sandbox off", async () => {
+  // A sandboxed script can write its own index directory (the test above): it leaves links where
+  // the database and its WAL go, pointing at files of the user's.
+  const linked = workspace("linked", { "src/retry.ts": "export function retryWithBackoff(attempts: number) {\n  return attempts * 2\n}\n" })
+  const dir = searchIndexDir(linked, env)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const victims = [join(root, "victim-db.txt"), join(root, "victim-wal.txt")]
+  for (const victim of victims) {
+    writeFileSync(victim, "precious\n")
+    chmodSync(victim, 0o644)
+  }
+  symlinkSync(victims[0]!, join(dir, "index.sqlite"))
+  symlinkSync(victims[1]!, join(dir, "index.sqlite-wal"))
+  const result = await clanka(["tool", "search", '"retry with backoff"', "-C", linked, "--sandbox", "off"], { env })
+  for (const victim of victims) expect({ victim, mode: statSync(victim).mode & 0o777, text: readFileSync(victim, "utf8") }).toEqual({ victim, mode: 0o644, text: "precious\n" })
+  expect(result.code).toBe(0)
+  expect(JSON.parse(result.stdout)).toStartWith("src/retry.ts:1-3\n")
+  // The index is a file of its own again, kept on disk.
+  expect(lstatSync(join(dir, "index.sqlite")).isFile()).toBe(true)
 })
