@@ -167,8 +167,10 @@ export class IndexStore {
     return this.matchFts.all(fts, limit) as Array<{ id: number; rank: number }>
   }
 
+  /** A chunk to show; none whose path leads out of the workspace (see workspacePath). */
   chunk(id: number): ChunkRow | undefined {
-    return (this.chunkById.get(id) as ChunkRow | null) ?? undefined
+    const row = this.chunkById.get(id) as ChunkRow | null
+    return row && workspacePath(row.path) ? row : undefined
   }
 
   /** For each word, the number of chunks holding it after stemming, as FTS5 counts them. */
@@ -205,4 +207,13 @@ function clearLinks(location: string): void {
     const info = lstatSync(path, { throwIfNoEntry: false })
     if (info && !info.isFile()) unlinkSync(path)
   }
+}
+
+/**
+ * Whether an indexed path is one the indexer could have written: relative, inside the workspace.
+ * The database is a file the workspace's scripts can write; a row of theirs naming `../../.ssh/…`
+ * must not make a search read, show or embed a file outside it.
+ */
+export function workspacePath(path: unknown): path is string {
+  return typeof path === "string" && path !== "" && !path.startsWith("/") && !path.includes("\0") && !path.split("/").includes("..")
 }

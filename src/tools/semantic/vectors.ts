@@ -7,6 +7,7 @@ import { join } from "node:path"
 import type { ToolContext } from "../tool.ts"
 import type { EmbedAnswer } from "./embed.ts"
 import type { SearchIndex } from "./index.ts"
+import { workspacePath } from "./store.ts"
 
 /** Texts per embed request. */
 const BATCH = 64
@@ -37,7 +38,8 @@ export async function vectorRanking(index: SearchIndex, query: string, ctx: Pick
   const model = answer.model
   const store = index.store
   store.db.run("DELETE FROM vectors WHERE model != ?", [model])
-  const missing = store.db.query("SELECT c.id, c.path, c.start, c.end, c.symbols FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.path, c.start").all() as Array<{ id: number; path: string; start: number; end: number; symbols: string }>
+  // Rows only of paths inside the workspace: their lines are sent to the embedding API.
+  const missing = (store.db.query("SELECT c.id, c.path, c.start, c.end, c.symbols FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.path, c.start").all() as Array<{ id: number; path: string; start: number; end: number; symbols: string }>).filter((row) => workspacePath(row.path))
   const started = Date.now()
   let embedded = 0
   let note: string | undefined
