@@ -42,10 +42,16 @@ export function historyOf(lines: TranscriptLine[]): Message[] {
   if (lastAssistant === -1) return history
   const answered = new Set(history.slice(lastAssistant + 1).flatMap((message) => (message.role === "tool" ? [message.toolCallId] : [])))
   const assistant = history[lastAssistant] as Extract<Message, { role: "assistant" }>
+  const missing: Message[] = []
   for (const part of assistant.content) {
     if (part.type !== "tool-call" || answered.has(part.id)) continue
     const printed = output.get(part.id) ?? ""
-    history.push({ role: "tool", toolCallId: part.id, content: `${printed}${printed && !printed.endsWith("\n") ? "\n" : ""}${KILLED_NOTE}` })
+    missing.push({ role: "tool", toolCallId: part.id, content: `${printed}${printed && !printed.endsWith("\n") ? "\n" : ""}${KILLED_NOTE}` })
   }
+  // Right after the call's other results: a resumed run killed before its first response left its
+  // prompt after the call, and a result after a later user message is refused by every provider.
+  let at = lastAssistant + 1
+  while (at < history.length && history[at]!.role === "tool") at++
+  history.splice(at, 0, ...missing)
   return history
 }

@@ -110,3 +110,28 @@ test("a session still running in another clanka is listed as running and cannot 
     await child.exited
   }
 })
+
+test("killed while a script runs, then killed again before the resumed run's first response: the script's result still follows its call", async () => {
+  const home = freshHome()
+  const served = await serve(
+    [
+      { blocks: [{ type: "execute", script: 'console.log("step 1 done"); await sleep(60000)' }] },
+      { stall: { blocks: [{ type: "text", text: "Resuming now" }] } },
+      finish("third time lucky"),
+    ],
+    home,
+  )
+  server = served.server
+  const { id } = await runAndKill(["-C", workspace, "long job"], served.env, home, (_, transcript) => transcript.includes('"type":"output"'))
+  await runAndKill(["--resume", id, "go on"], served.env, home, (stdout) => stdout.includes("Resuming now"))
+  const resumed = await clanka(["run", "--json", "--resume", id, "third"], { env: served.env })
+  expect(resumed.code).toBe(0)
+  // Every provider wants a call's result right after it: never after a later user message.
+  expect(historyOf(server.requests[2]!.body)).toEqual([
+    "user: long job",
+    'call: console.log("step 1 done"); await sleep(60000)',
+    "result: step 1 done\n[clanka was stopped while this script ran; it may not have finished]",
+    "user: go on",
+    "user: third",
+  ])
+})
