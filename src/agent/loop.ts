@@ -103,7 +103,11 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
       throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
     }
-    if (!compactedForLength && estimateTokens(run.system, run.messages, run.anchor) > run.compactAt) await compactRun(shared, run)
+    if (!compactedForLength && estimateTokens(run.system, run.messages, run.anchor) > run.compactAt) {
+      await compactRun(shared, run)
+      // The summary was paid for: once it reaches the budget, the turn it made room for does not start.
+      checkBudget(shared)
+    }
     let turn: TurnResult
     try {
       turn = await turnWithRetries(shared, run)

@@ -82,3 +82,22 @@ test("a provider reporting negative token counts cannot lower the run's cost und
   expect(printed.at(-1)).toMatchObject({ _tag: "AgentError", exitCode: 1, message: expect.stringContaining("$0.6000, which reaches the budget of $0.5") })
   expect(server.requests).toHaveLength(2)
 })
+
+test("a compaction whose summary reaches the budget: the model turn it made room for does not start", async () => {
+  // $0.021 for the second response (7,000 input tokens, past --compact-at), $0.48 for the summary.
+  const turn = (request: any): FakeTurn => {
+    if (request.body.tools === undefined) return { blocks: [{ type: "text", text: "Summary: printed one and two." }], usage: { input: 160_000, output: 0 } }
+    const results = request.toolResults.length
+    if (results === 0) return { blocks: [{ type: "execute", script: 'console.log("one")' }], usage: { input: 10, output: 0 } }
+    if (results === 1) return { blocks: [{ type: "execute", script: 'console.log("two")' }], usage: { input: 7_000, output: 0 } }
+    return finish("should not get here")
+  }
+  const served = await serve([turn, turn, turn, turn], join(root, "home-compaction"))
+  server = served.server
+  const result = await clanka(["run", "--json", "--max-budget-usd", "0.5", "--compact-at", "6000", "-C", workspace, "spend"], { env: served.env })
+  const printed = events(result)
+  expect(printed.filter((event) => event._tag === "Compaction")).toHaveLength(1)
+  expect(server.requests).toHaveLength(3)
+  expect(result.code).toBe(1)
+  expect(printed.at(-1)).toMatchObject({ _tag: "AgentError", exitCode: 1, message: expect.stringContaining("which reaches the budget of $0.5") })
+})
