@@ -14,7 +14,8 @@ function stale(lock: string): boolean {
   try {
     if (Date.now() - statSync(lock).mtimeMs > STALE_MS) return true
     const [pid, host] = readFileSync(lock, "utf8").split(" ")
-    if (host !== hostName() || !pid) return false
+    // Only a process id of this host is asked after (kill(0) or kill(-1) would ask a group).
+    if (host !== hostName() || !/^[1-9]\d{0,9}$/.test(pid ?? "")) return false
     process.kill(Number(pid), 0)
     return false
   } catch (error) {
