@@ -226,3 +226,21 @@ test("three clanka resuming one session at the same moment: one goes on, the oth
   expect(lines.filter((line) => line.type === "open")).toHaveLength(2)
   expect(sessionFiles(home)).toEqual([`${id}.jsonl`])
 })
+
+test("a claim left by a killed clanka does not block a resume; one held by a live process is waited for, then named", async () => {
+  const home = freshHome()
+  const served = await serve([finish("first"), finish("again")], home)
+  server = served.server
+  const id = events(await clanka(["run", "--json", "-C", workspace, "one"], { env: served.env }))[0].sessionId
+  const host = (await import("node:os")).hostname()
+  const lock = join(home, "sessions", `${id}.jsonl.lock`)
+  // A live process of this host holds it (this test's own): waited for 5 s, then one line.
+  writeFileSync(lock, `${process.pid} ${host}`)
+  const held = await clanka(["run", "--resume", id.slice(0, 8), "x"], { env: served.env })
+  expect(held).toMatchObject({ code: 2, stderr: `clanka: ${lock} is held by another clanka; if none is running, delete it\n` })
+  // Its process is gone (pid 2^22 + 1 is above Linux's pid_max): taken over.
+  writeFileSync(lock, `${2 ** 22 + 1} ${host}`)
+  const resumed = await clanka(["run", "--json", "--resume", id.slice(0, 8), "go on"], { env: served.env })
+  expect(resumed.code).toBe(0)
+  expect(sessionFiles(home)).toEqual([`${id}.jsonl`])
+})
