@@ -56,7 +56,11 @@ export function sessionSource(args: SessionFlags): SessionSummary | undefined {
     if (header.executor.kind === "ssh") {
       args.ssh = header.executor.target
       if (!header.executor.target.includes(":")) args.directory = header.directory
-      if (args["remote-bin"] === undefined && header.executor.remoteBin !== undefined) args["remote-bin"] = header.executor.remoteBin
+      // A program read from a file is not run on the host on the file's word, as a command is not.
+      if (args["remote-bin"] === undefined && header.executor.remoteBin !== undefined) {
+        const bin = JSON.stringify(header.executor.remoteBin)
+        throw new UsageError(`session ${source.id.slice(0, 8)} ran clanka on ${header.executor.target} as --remote-bin ${bin}; to run that program there again, pass it: --remote-bin ${bin}`)
+      }
     } else if (header.executor.kind === "command") {
       // A shell command read from a file is not run on the file's word: the user names it again.
       throw new UsageError(`session ${source.id.slice(0, 8)} ran its scripts through --executor ${JSON.stringify(header.executor.command)}; to run that command again, pass it: --executor ${JSON.stringify(header.executor.command)}`)

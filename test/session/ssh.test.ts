@@ -18,7 +18,7 @@ afterAll(async () => {
   if (available) await host.stop()
 })
 
-test.skipIf(!available)("--resume of an --ssh session reconnects to the same host and directory", async () => {
+test.skipIf(!available)("--resume of an --ssh session reconnects to the same host and directory; a --remote-bin of the file is run only when given again", async () => {
   const served = await serve([{ blocks: [{ type: "execute", script: 'console.log(await readFile({ path: "notes.txt" }))' }] }, finish("read it"), { blocks: [{ type: "execute", script: 'await writeFile({ path: "second.txt", content: "again" }); await taskComplete("wrote")' }] }], join(root, "home"))
   try {
     const env = { ...host.env, ...served.env }
@@ -28,8 +28,13 @@ test.skipIf(!available)("--resume of an --ssh session reconnects to the same hos
     const listed = events(await clanka(["sessions", "--json"], { env, cwd: root }))
     expect(listed[0]).toMatchObject({ id, executor: { kind: "ssh", target: host.target, remoteBin: host.remoteBin } })
 
-    // No executor flags: the session's own ssh target (and remote binary) are used again.
-    const second = await clanka(["run", "--json", "--resume", id, "write a second file"], { env, cwd: root })
+    // A program named in the file is not run on its word: --remote-bin is given again (or exit 2).
+    const refused = await clanka(["run", "--json", "--resume", id, "write a second file"], { env, cwd: root })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe(`clanka: session ${id.slice(0, 8)} ran clanka on ${host.target} as --remote-bin ${JSON.stringify(host.remoteBin)}; to run that program there again, pass it: --remote-bin ${JSON.stringify(host.remoteBin)}\n`)
+    expect(served.server.requests).toHaveLength(2)
+    // No executor flags but that one: the session's own ssh target is used again.
+    const second = await clanka(["run", "--json", "--resume", id, "--remote-bin", host.remoteBin, "write a second file"], { env, cwd: root })
     expect(second.stderr).toBe("")
     expect(second.code).toBe(0)
     expect(events(second)[0]).toMatchObject({ sessionId: id, resumedFrom: id, directory: events(first)[0].directory })
