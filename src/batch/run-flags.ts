@@ -75,10 +75,3 @@ export function countFlag(flag: string, value: string | undefined, min: 0 | 1, f
   return wholeNumber(flag, value, min) ?? fallback
 }
 
-/** A positive amount of US dollars. */
-export function dollarsFlag(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const usd = Number(value)
-  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`${flag} takes a positive amount in US dollars, got "${value}"`)
-  return usd
-}

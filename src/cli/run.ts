@@ -7,6 +7,7 @@ import type { Model } from "../providers/model.ts"
 import { repeated } from "./argv.ts"
 import { modelInfo } from "../providers/prices.ts"
 import { secondsFlag } from "./duration.ts"
+import { dollarsFlag } from "./dollars.ts"
 import { openExecutor, openHosts, projectConfig, sshHosts } from "./executor-flags.ts"
 import { chooseModels } from "./model-choice.ts"
 import { sessionSource, type SessionFlags } from "./session-flags.ts"
@@ -169,9 +170,8 @@ export function wholeNumber(flag: string, value: string | undefined, min: 0 | 1)
 
 /** A budget that cannot be enforced (a model without a price) is refused, not ignored. */
 export function budgetFlag(value: string | undefined, models: Model[]): number | undefined {
-  if (value === undefined) return undefined
-  const usd = Number(value)
-  if (value.trim() === "" || !Number.isFinite(usd) || usd <= 0) throw new UsageError(`--max-budget-usd takes a positive amount in US dollars, got "${value}"`)
+  const usd = dollarsFlag("--max-budget-usd", value)
+  if (usd === undefined) return undefined
   for (const model of models) {
     if (modelInfo(model.provider, model.id) === null) {
       throw new UsageError(

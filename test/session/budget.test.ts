@@ -67,6 +67,11 @@ test("a model without a price cannot take a budget: exit 2 before any request", 
   expect(server.requests).toHaveLength(0)
   const bad = await clanka(["run", "--max-budget-usd", "-1", "-C", workspace, "hi"], { env: { ...env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "k" } })
   expect(bad).toMatchObject({ code: 2, stderr: 'clanka: --max-budget-usd takes a positive amount in US dollars, got "-1"\n' })
+  // Money as people write it: not hexadecimal or an exponent, which Number() would take.
+  for (const odd of ["0x10", "1e3", "0", "."]) {
+    const refused = await clanka(["run", "--max-budget-usd", odd, "-C", workspace, "hi"], { env: { ...env, CLANKA_MODEL: "anthropic/claude-sonnet-4-5", ANTHROPIC_API_KEY: "k" } })
+    expect(refused).toMatchObject({ code: 2, stderr: `clanka: --max-budget-usd takes a positive amount in US dollars, got "${odd}"\n` })
+  }
 })
 
 test("a provider reporting negative token counts cannot lower the run's cost under the budget", async () => {
