@@ -50,19 +50,39 @@ interface RenderOptions {
   maxDepth: number
 }
 
-/** A JSON Schema as a TypeScript type; what it cannot express becomes `unknown`. */
-export function schemaToType(schema: unknown, options: RenderOptions = { comments: true, maxDepth: 8 }, root: unknown = schema, depth = 0, refs = 0): string {
+/**
+ * Schema nodes one rendering may visit. A server's schema can fan out without end (a filter whose
+ * properties are filters, definitions that each use the next many times): past this the rest is
+ * `unknown`, so the declarations stay bounded in time and size.
+ */
+const MAX_NODES = 4000
+
+/** One rendering's bookkeeping: the `$ref`s being expanded (a ref to one of them is recursion), the nodes visited. */
+interface Walk {
+  root: unknown
+  refs: readonly string[]
+  budget: { nodes: number }
+}
+
+/** A JSON Schema as a TypeScript type; what it cannot express (recursion included) becomes `unknown`. */
+export function schemaToType(schema: unknown, options: RenderOptions = { comments: true, maxDepth: 8 }): string {
+  return render(schema, options, { root: schema, refs: [], budget: { nodes: 0 } }, 0)
+}
+
+function render(schema: unknown, options: RenderOptions, walk: Walk, depth: number): string {
   if (schema === true || schema === undefined) return "unknown"
   if (schema === false) return "never"
   if (!isObject(schema)) return "unknown"
-  const again = (sub: unknown, d = depth, r = refs) => schemaToType(sub, options, root, d, r)
+  if (++walk.budget.nodes > MAX_NODES) return "unknown"
+  const again = (sub: unknown, d = depth, w = walk) => render(sub, options, w, d)
   if (typeof schema.$ref === "string") {
-    if (refs > 10 || !schema.$ref.startsWith("#")) return "unknown"
-    let target: unknown = root
-    for (const part of schema.$ref.slice(1).split("/").filter(Boolean)) {
+    const ref = schema.$ref
+    if (walk.refs.length > 10 || walk.refs.includes(ref) || !ref.startsWith("#")) return "unknown"
+    let target: unknown = walk.root
+    for (const part of ref.slice(1).split("/").filter(Boolean)) {
       target = isObject(target) ? target[decodeURIComponent(part).replaceAll("~1", "/").replaceAll("~0", "~")] : undefined
     }
-    return target === undefined ? "unknown" : again(target, depth, refs + 1)
+    return target === undefined ? "unknown" : again(target, depth, { ...walk, refs: [...walk.refs, ref] })
   }
   if ("const" in schema) return JSON.stringify(schema.const) ?? "unknown"
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(" | ") || "never"

@@ -40,4 +40,22 @@ describe("MCP declarations from JSON Schema", () => {
     expect(short).not.toContain("long words")
     expect(short.length).toBeLessThan(full.length / 2)
   })
+
+  test("a recursive schema (a filter of filters) renders once, in bounded time and size", () => {
+    // Twelve properties that each refer back to the filter: expanded to the ref limit this was
+    // 12^8 copies, and `clanka tools` (or a run's start) never finished.
+    const properties = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, { $ref: "#/$defs/filter" }]))
+    const schema = { type: "object", properties: { filter: { $ref: "#/$defs/filter" }, name: { type: "string" } }, $defs: { filter: { type: "object", properties } } }
+    const started = performance.now()
+    const rendered = schemaToType(schema)
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(rendered).toBe(`{ filter?: { ${Array.from({ length: 12 }, (_, i) => `p${i}?: unknown`).join("; ")} }; name?: string }`)
+    // A chain of distinct definitions that each use the next many times is cut off, not expanded.
+    const defs: Record<string, unknown> = {}
+    for (let level = 0; level < 9; level++) defs[`d${level}`] = { type: "object", properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, { $ref: `#/$defs/d${level + 1}` }])) }
+    defs.d9 = { type: "string" }
+    const chain = schemaToType({ $ref: "#/$defs/d0", $defs: defs })
+    expect(chain.length).toBeLessThan(200_000)
+    expect(renderMcpDeclarations([tool("q", { $ref: "#/$defs/d0", $defs: defs })], []).length).toBeLessThan(10_000)
+  })
 })
