@@ -12,6 +12,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   // The Landlock sandbox's re-exec step (landlock-plan.ts LANDLOCK_EXEC): nothing else loads first.
   const { landlockExec } = await import("../executor/landlock-exec.ts")
   process.exitCode = landlockExec(argv.slice(1))
+} else if (argv[0] === "__fresh-keyring") {
+  // bubblewrap started with a session keyring of its own (session-keyring.ts): nothing else loads first.
+  const { freshKeyringExec } = await import("../executor/session-keyring.ts")
+  process.exitCode = freshKeyringExec(argv.slice(1))
 } else {
   // The binary starts with JavaScriptCore's tier-up thresholds scaled up (scripts/build.ts): code
   // that runs only while clanka starts stays in the interpreter instead of taking CPU to compile.

@@ -21,6 +21,7 @@ import { type BackendRequest, bwrapBinary, bwrapMissing, chooseBackend, forcedFa
 import { boundPaths, realPath } from "./sandbox-paths.ts"
 import { selfCommand } from "./self.ts"
 import { INSIDE_VARIABLE } from "./inside.ts"
+import { withFreshKeyring } from "./session-keyring.ts"
 
 /** What the user asked for: a mode, or `auto` (workspace-write; refused where no OS sandbox can run). */
 export type SandboxRequest = SandboxMode | "auto"
@@ -101,7 +102,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   if (!policy.network) args.push("--unshare-net")
   args.push("--die-with-parent", "--new-session", "--setenv", "TMPDIR", "/tmp", "--setenv", INSIDE_VARIABLE, "1")
   args.push("--chdir", needs.cwd ?? workspace, "--", ...underProcessLimit(argv))
-  return args
+  return withFreshKeyring(args, selfCommand())
 }
 
 /**

@@ -15,6 +15,7 @@ import { ExecutorLostError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { processAlive } from "../util/process-alive.ts"
+import { bwrapIndex } from "./session-keyring.ts"
 
 export const MAX_PROCESSES = 1024
 
@@ -74,7 +75,8 @@ export function heldInPidsCgroup(argv: string[]): ProcessBound {
   const group = makeCgroup()
   if (!group) return { argv, release: async () => {} }
   return {
-    argv: [argv[0]!, "--info-fd", "3", "--block-fd", "4", ...argv.slice(1)],
+    // Right after bwrap's program (which may come after the session keyring's step).
+    argv: [...argv.slice(0, bwrapIndex(argv) + 1), "--info-fd", "3", "--block-fd", "4", ...argv.slice(bwrapIndex(argv) + 1)],
     cgroup: group.dir,
     release: () => releaseCgroup(group),
     admit: async (child) => {
