@@ -10,6 +10,7 @@ import { ToolError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { redactExpanded } from "../config/secret-values.ts"
 import { VERSION } from "../version.ts"
+import { visible } from "../output/visible.ts"
 import { assignJsNames, type McpToolInfo } from "./declarations.ts"
 import { convertResult, type McpImages } from "./tools.ts"
 
@@ -134,6 +135,6 @@ export class McpConnection {
 /** One line for stderr and the prompt: an HTML error page reduced to its text, long text cut. */
 function oneLine(text: string): string {
   const plain = /<!DOCTYPE|<html/i.test(text) ? text.replace(/<(style|script)[^>]*>[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ") : text
-  const line = plain.replace(/\s+/g, " ").trim()
+  const line = visible(plain.replace(/\s+/g, " ").trim())
   return line.length > 300 ? `${line.slice(0, 299)}…` : line
 }

@@ -4,6 +4,7 @@
  * comments, nested objects elided) and `mcp.describe("server.tool")` returns the full one.
  */
 import { commentText } from "../schema/to-typescript.ts"
+import { visible } from "../output/visible.ts"
 
 /** What clanka knows of one MCP tool: where it lives, its names, its schemas. */
 export interface McpToolInfo {
@@ -148,8 +149,14 @@ function wrap(type: string): string {
   return /[|&]/.test(type) && !/^\{.*\}$/.test(type) ? `(${type})` : type
 }
 
+/** A server's text on one line; its control characters (a terminal's escape sequences) shown as `cat -v` does. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim()
+  return visible(text.replace(/\s+/g, " ").trim())
+}
+
+/** A name as a JSON string whose control characters are all escaped (JSON leaves DEL and C1 as they are). */
+function quoted(name: string): string {
+  return JSON.stringify(name).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 }
 
 /** Whether the tool may be called without arguments (no required properties). */
@@ -168,7 +175,7 @@ export function toolSignature(tool: McpToolInfo, full: boolean): string {
 function toolDoc(tool: McpToolInfo, full: boolean): string {
   let text = oneLine(tool.description ?? "")
   if (!full && text.length > 100) text = text.slice(0, 99) + "…"
-  const original = tool.name === tool.jsName ? "" : ` (MCP name "${tool.name}")`
+  const original = tool.name === tool.jsName ? "" : ` (MCP name ${quoted(tool.name)})`
   return text || original ? `/** ${commentText(text + original)} */\n` : ""
 }
 

@@ -6,6 +6,7 @@
 import { resolve } from "node:path"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { StdioMcpServer } from "../contract.ts"
+import { visible } from "../output/visible.ts"
 import { McpConnection } from "./connection.ts"
 
 const STDERR_TAIL_LINES = 5
@@ -39,8 +40,9 @@ export function stdioConnection(name: string, server: StdioMcpServer, launch: St
     const text = chunk.toString()
     const parts = (partial + text).split("\n")
     partial = parts.pop()!.slice(-2000)
-    for (const line of parts) if (line.trim()) lines.push(line.trim().slice(0, 300))
+        // Quoted in messages that reach a terminal and the prompt: no escape sequence of its own.
+    for (const line of parts) if (line.trim()) lines.push(visible(line.trim().slice(0, 300)))
     lines.splice(0, Math.max(0, lines.length - STDERR_TAIL_LINES))
   })
-  return new McpConnection(name, transport, () => (partial.trim() || lines.at(-1)) ?? undefined)
+  return new McpConnection(name, transport, () => (partial.trim() ? visible(partial.trim()) : lines.at(-1)))
 }

@@ -1,0 +1,48 @@
+// An MCP server is another program's output: its tool names, descriptions and last words on
+// stderr reach the terminal (clanka tools, the failure line) and the model's prompt. Nothing in
+// them may drive the terminal, and no name may break the `mcp` object scripts call through.
+import { describe, expect, setDefaultTimeout, test } from "bun:test"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { BUN, clanka, ROOT } from "../support/cli.ts"
+import { temporaryDirectory } from "../support/temp.ts"
+
+setDefaultTimeout(90_000)
+
+const HOSTILE = join(ROOT, "test/support/hostile-mcp.ts")
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/
+
+function project(servers: Record<string, unknown>): { dir: string; env: Record<string, string> } {
+  const dir = temporaryDirectory("clanka-mcp-hostile-")
+  const xdg = join(dir, ".xdg")
+  mkdirSync(join(xdg, "clanka"), { recursive: true })
+  writeFileSync(join(xdg, "clanka/config.json"), JSON.stringify({ mcpServers: servers }))
+  return { dir, env: { XDG_CONFIG_HOME: xdg } }
+}
+
+describe("a hostile MCP server", () => {
+  test("escape sequences in its names, descriptions and stderr reach neither the terminal nor the prompt", async () => {
+    const { dir, env } = project({ h: { command: BUN, args: [HOSTILE, "names"] }, dies: { command: BUN, args: [HOSTILE, "stderr-escape"] } })
+    const tools = await clanka(["tools", "-C", dir], { env })
+    expect(tools.code).toBe(0)
+    expect(tools.stdout).toContain("does toString ^[]0;pwned^G^[[2JM-^[31m")
+    expect(tools.stdout).toContain('(MCP name "esc\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m")')
+    expect(tools.stdout).toContain('// MCP server "dies" is unavailable (its tools are missing): exited before it was ready (its last words on stderr: bad token ^[]0;pwned^G^[[2JM-^[31m)')
+    expect(tools.stdout).not.toMatch(CONTROL)
+    expect(tools.stderr).toBe('clanka: MCP server "dies" failed: exited before it was ready (its last words on stderr: bad token ^[]0;pwned^G^[[2JM-^[31m); its tools are missing\n')
+  })
+
+  test("tools named after prototype keys (__proto__, constructor, toString, then) are called by their names", async () => {
+    const { dir, env } = project({ h: { command: BUN, args: [HOSTILE, "names"] } })
+    const script = `const out = []
+for (const name of ["__proto__", "constructor", "toString", "then", "valueOf", "hasOwnProperty", "a_b", "with_space"]) out.push(await mcp.h[name]({ x: "1" }))
+console.log(out.join("|"))
+console.log(typeof ({}).toString(), Object.keys(mcp).join(","))`
+    const result = await clanka(["exec", "-C", dir, "-e", script], { env })
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'called "__proto__"|called "constructor"|called "toString"|called "then"|called "valueOf"|called "hasOwnProperty"|called "a.b"|called "with space"\nstring h,describe\n',
+      stderr: "",
+    })
+  })
+})
