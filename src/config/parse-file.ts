@@ -7,7 +7,7 @@
 import { dirname, isAbsolute, resolve } from "node:path"
 import * as v from "valibot"
 import { UsageError } from "../errors.ts"
-import { type Config, ConfigSchema, type McpServerConfig, McpServerSchema, SERVER_NAME, SERVER_NAME_RULE } from "./schema.ts"
+import { type Config, ConfigSchema, type McpServerConfig, McpServerSchema, SERVER_NAME, serverNameRule } from "./schema.ts"
 
 /** A server of a `.mcp.json` that clanka cannot use, and why. */
 export interface SkippedServer {
@@ -36,6 +36,10 @@ export function parseConfigFile(path: string, kind: "config" | "mcp", content: B
   const file = expectObject(json, path)
   if (file.mcpServers !== undefined) expectObject(file.mcpServers, path, "mcpServers")
   if (kind === "mcp") return parseMcpJson(file)
+  // valibot's record leaves these names out before any check sees them: said here instead.
+  for (const server of Object.keys(file.mcpServers ?? {})) {
+    if (!SERVER_NAME.test(server)) throw new UsageError(`${path}: mcpServers.${server}: ${serverNameRule(server)}`)
+  }
   const parsed = v.safeParse(ConfigSchema, file)
   if (!parsed.success) throw new UsageError(`${path}: ${describeIssue(parsed.issues[0]!)}`)
   const values: Config = parsed.output
@@ -49,7 +53,7 @@ function parseMcpJson(file: Record<string, unknown>): ParsedFile {
   const skipped: SkippedServer[] = []
   for (const [server, entry] of Object.entries((file.mcpServers ?? {}) as Record<string, unknown>)) {
     if (!SERVER_NAME.test(server)) {
-      skipped.push({ server, why: SERVER_NAME_RULE })
+      skipped.push({ server, why: serverNameRule(server) })
       continue
     }
     const parsed = v.safeParse(McpServerSchema, entry)

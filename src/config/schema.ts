@@ -6,9 +6,18 @@
 import * as v from "valibot"
 import { SandboxModes, StdioMcpServerSchema } from "../contract.ts"
 
-/** A server name becomes `mcp.<name>` in scripts: kept to characters that read well there. */
-export const SERVER_NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
+/**
+ * A server name becomes `mcp.<name>` in scripts: kept to characters that read well there. The
+ * names JavaScript objects treat specially are out: valibot's records drop them without a word,
+ * and `__proto__` as a key sets a prototype instead of adding a server.
+ */
+export const SERVER_NAME = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z_][A-Za-z0-9_-]*$/
 export const SERVER_NAME_RULE = "server names are letters, digits, _ and - (they become mcp.<name> in scripts)"
+
+/** Why `name` cannot be a server's name. */
+export function serverNameRule(name: string): string {
+  return /^(?:__proto__|constructor|prototype)$/.test(name) ? `${name} cannot be a server name (JavaScript objects treat it specially)` : SERVER_NAME_RULE
+}
 
 /** An MCP server reached over Streamable HTTP, from the agent's side (with its tokens). */
 export const HttpMcpServerSchema = v.looseObject({

@@ -45,4 +45,25 @@ console.log(typeof ({}).toString(), Object.keys(mcp).join(","))`
       stderr: "",
     })
   })
+
+  test("a server named like a member of every object (toString, valueOf) is a server of its own under mcp", async () => {
+    const { dir, env } = project({ toString: { command: BUN, args: [HOSTILE, "names"] }, valueOf: { command: BUN, args: [HOSTILE, "names"] } })
+    const script = `console.log(Object.keys(mcp).sort().join(","), await mcp.toString.a_b(), await mcp.valueOf.with_space(), typeof Object.prototype.toString.a_b)`
+    expect(await clanka(["exec", "-C", dir, "-e", script], { env })).toEqual({ code: 0, stdout: 'describe,toString,valueOf called "a.b" called "with space" undefined\n', stderr: "" })
+  })
+
+  test("the server names __proto__, constructor and prototype are refused, not lost without a word", async () => {
+    const { dir, env } = project({ constructor: { command: BUN, args: [HOSTILE, "names"] } })
+    const config = join(dir, ".xdg/clanka/config.json")
+    expect(await clanka(["config", "-C", dir], { env })).toEqual({ code: 2, stdout: "", stderr: `clanka: ${config}: mcpServers.constructor: constructor cannot be a server name (JavaScript objects treat it specially)\n` })
+    writeFileSync(config, '{ "mcpServers": { "__proto__": { "command": "x" } } }')
+    expect((await clanka(["config", "-C", dir], { env })).stderr).toContain("mcpServers.__proto__: __proto__ cannot be a server name")
+    // Another agent's .mcp.json: the server is skipped with its line.
+    writeFileSync(config, "{}")
+    writeFileSync(join(dir, ".mcp.json"), '{ "mcpServers": { "__proto__": { "command": "x" }, "prototype": { "command": "y" } } }')
+    const listed = await clanka(["config", "-C", dir], { env })
+    expect(listed.code).toBe(0)
+    expect(listed.stderr).toContain(`skipped MCP server "__proto__": __proto__ cannot be a server name`)
+    expect(listed.stderr).toContain(`skipped MCP server "prototype": prototype cannot be a server name`)
+  })
 })

@@ -22,6 +22,7 @@
   const slice = Array.prototype.slice
   const arrayIncludes = Array.prototype.includes
   const is = Object.is
+  const hasOwn = Object.hasOwn
   const resolved = RealmPromise.resolve()
 
   /** A host function as the realm calls it: a failure to enter it (stack overflow) is the realm's own error. */
@@ -251,14 +252,16 @@
             : { [key]() { return callTool(name, [], new RealmError()) } }[key],
       },
     )
+  /** `parent[key]`, an object of its own: a server named toString gets one, not Object.prototype.toString. */
+  const own = (parent, key) => (hasOwn(parent, key) && parent[key] != null ? parent[key] : (parent[key] = {}))
   for (const name of toolNames) {
     const fn = { [name](...args) { return callTool(name, args, new RealmError()) } }[name]
     // "mcp.server.tool" is g.mcp.server.tool (the tool part kept whole); "mcp.describe" is g.mcp.describe.
     const [head, ...rest] = apply(split, name, ["."])
     if (rest.length === 0) g[name] = fn
-    else if (head === "mcp" && rest.length === 1 && rest[0] !== "describe") (g.mcp ??= {})[rest[0]] = unavailable(name)
-    else if (rest.length === 1) (g[head] ??= {})[rest[0]] = fn
-    else ((g[head] ??= {})[rest[0]] ??= {})[apply(join, rest.slice(1), ["."])] = fn
+    else if (head === "mcp" && rest.length === 1 && rest[0] !== "describe") own(g, "mcp")[rest[0]] = unavailable(name)
+    else if (rest.length === 1) own(g, head)[rest[0]] = fn
+    else own(own(g, head), rest[0])[apply(join, rest.slice(1), ["."])] = fn
   }
 
   // ── timers ──
