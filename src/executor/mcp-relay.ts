@@ -17,6 +17,7 @@ import { LineWriter, readFrames } from "../protocol/framing.ts"
 import { BWRAP_STALE_ATTEMPTS } from "./sandbox-backend.ts"
 import { ErrorCode, idKey, OutputNotificationParamsSchema } from "../protocol/messages.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { fitAnswer } from "../protocol/agent-call-answer.ts"
 
 /** As the agent's client reads: executor output lines can be large (readFile of a big file). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -119,7 +120,7 @@ export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promi
       .then((answer) => {
         const requestId = `relay-${nextId++}`
         own.add(requestId)
-        toExecutor.send({ jsonrpc: "2.0", id: requestId, method: "agentCallResult", params: answer })
+        toExecutor.send({ jsonrpc: "2.0", id: requestId, method: "agentCallResult", params: fitAnswer(answer) })
       })
     return true
   }

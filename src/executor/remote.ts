@@ -28,6 +28,7 @@ import {
   type ImagePolicy,
 } from "../contract.ts"
 import { seconds } from "../util/duration.ts"
+import { fitAnswer } from "../protocol/agent-call-answer.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { visible } from "../output/visible.ts"
@@ -354,7 +355,7 @@ export class RemoteExecutor implements Executor {
         (result) => ({ id, result }),
         (error) => ({ id, error: errorMessage(error) }),
       )
-      .then((answer) => this.client.request("agentCallResult", answer))
+      .then((answer) => this.client.request("agentCallResult", fitAnswer(answer)))
       .catch(() => {})
   }
 

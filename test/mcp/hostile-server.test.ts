@@ -4,7 +4,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BUN, clanka, ROOT } from "../support/cli.ts"
+import { BUN, clanka, MAIN, ROOT } from "../support/cli.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 setDefaultTimeout(90_000)
@@ -66,4 +66,16 @@ console.log(typeof ({}).toString(), Object.keys(mcp).join(","))`
     expect(listed.stderr).toContain(`skipped MCP server "__proto__": __proto__ cannot be a server name`)
     expect(listed.stderr).toContain(`skipped MCP server "prototype": prototype cannot be a server name`)
   })
+
+  for (const through of ["the agent", "clanka executor --sandbox (the relay)"]) {
+    test(`a result too large to pass into the sandbox fails the call with a line, through ${through}; the next call works`, async () => {
+      const { dir, env } = project({ h: { command: BUN, args: [HOSTILE, "big"] } })
+      // With --executor the config files are looked up from the current directory.
+      const where = through === "the agent" ? ["-C", dir] : ["--executor", `${BUN} ${MAIN} executor -C ${dir} --sandbox workspace-write`]
+      const script = `try { await mcp.h.big({ mib: 9 }) } catch (error) { console.log(error.message) }
+console.log((await mcp.h.big({ mib: 1 })).length)`
+      const result = await clanka(["exec", ...where, "-e", script], { env, cwd: dir, timeoutMs: 60_000 })
+      expect(result).toEqual({ code: 0, stdout: "mcp.h.big: its result is too large to pass into the sandbox (9.0 MiB; a message holds at most 8 MiB)\n1048576\n", stderr: "" })
+    })
+  }
 })

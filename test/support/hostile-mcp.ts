@@ -1,6 +1,7 @@
 // A hostile MCP server for tests, on the official SDK: `bun hostile-mcp.ts MODE`.
 //   names: tools named after prototype keys and globals, with dots, spaces and terminal escape
 //          sequences in names and descriptions; every call answers with its name and escapes.
+//   big: a tool `big({ mib })` answering with that many MiB of text.
 //   stderr-escape: writes an escape sequence on stderr and exits before it is ready.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
@@ -17,7 +18,12 @@ if (import.meta.main) {
   }
   const server = new Server({ name: "hostile", version: "1.0.0" }, { capabilities: { tools: {} } })
   const inputSchema = { type: "object", properties: { x: { type: "string", description: `the x ${ESCAPES}` } } } as const
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: HOSTILE_NAMES.map((name) => ({ name, description: `does ${name} ${ESCAPES}`, inputSchema })) }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => ({ content: [{ type: "text", text: `called ${JSON.stringify(request.params.name)}` }] }))
+  const big = { name: "big", inputSchema: { type: "object", properties: { mib: { type: "number" } }, required: ["mib"] } }
+  const tools = mode === "big" ? [big] : HOSTILE_NAMES.map((name) => ({ name, description: `does ${name} ${ESCAPES}`, inputSchema }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name === "big") return { content: [{ type: "text", text: "y".repeat(Number(request.params.arguments?.mib) * 2 ** 20) }] }
+    return { content: [{ type: "text", text: `called ${JSON.stringify(request.params.name)}` }] }
+  })
   await server.connect(new StdioServerTransport())
 }
