@@ -3,7 +3,8 @@
  * protocol's framing. Unlike a transport that drops what it cannot parse, every line that is not a
  * message gets its JSON-RPC error — a line too long (answered, then skipped up to its end), not
  * JSON (-32700), not a request (-32600), params that are not an object (-32602) — and the server
- * goes on serving. Only the end of stdin closes it.
+ * goes on serving. Only the end of stdin closes it. While stdout is full (a client that does not
+ * read), stdin is not read either, so answers cannot pile up in memory.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
@@ -48,6 +49,9 @@ export class LineTransport implements Transport {
         if (this.closed) break
         if ("tooLong" in frame) this.refuse(null, INVALID_REQUEST, `request too large: a line may hold at most ${frame.limit / 2 ** 20} MiB`)
         else this.take(frame.line)
+        // A client that does not read its answers gets no more read from it until it does: each
+        // request makes an answer (a tools/list one of many KiB), which would pile up here.
+        await this.writer.drained
       }
     } catch (error) {
       this.onerror?.(error as Error)

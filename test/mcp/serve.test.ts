@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from "bun:test"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
@@ -125,4 +125,34 @@ test("clanka mcp answers every line: too large, not JSON, not a request, params 
     { jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "still here\n" }] } },
   ])
   expect(child.exitCode).toBe(0)
+})
+
+test("a client that never reads its answers: clanka mcp stops reading its requests, so its memory stays bounded", async () => {
+  const pidFile = join(project, "mcp.pid")
+  // Its stdout goes to a pipe no one reads (sleep): the pipe fills, and every answer after that waits.
+  const child = Bun.spawn(["sh", "-c", `sh -c 'echo $$ > "$0"; exec "$1" "$2" mcp -C "$3" --sandbox off' '${pidFile}' '${BUN}' '${MAIN}' '${project}' | sleep 60`], {
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "ignore",
+    env: { ...(process.env as Record<string, string>), XDG_CONFIG_HOME: join(project, ".xdg") },
+  })
+  const send = (message: object) => child.stdin.write(JSON.stringify(message) + "\n")
+  send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "deaf", version: "1" } } })
+  send({ jsonrpc: "2.0", method: "notifications/initialized" })
+  let pid = 0
+  for (let waited = 0; waited < 20_000 && !pid; waited += 50) {
+    await Bun.sleep(50)
+    pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : 0)
+  }
+  const rssMiB = () => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)![1]) / 1024
+  await Bun.sleep(2000)
+  const before = rssMiB()
+  // 20,000 requests of 50 bytes, each answered with the execute tool's description (~10 KiB).
+  for (let id = 1; id <= 20_000; id++) send({ jsonrpc: "2.0", id, method: "tools/list" })
+  await Promise.race([child.stdin.flush(), Bun.sleep(5000)])
+  await Bun.sleep(3000)
+  const after = rssMiB()
+  process.kill(pid, "SIGKILL")
+  child.kill("SIGKILL")
+  expect(after - before).toBeLessThan(60)
 })
