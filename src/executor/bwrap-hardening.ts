@@ -51,3 +51,13 @@ export function noCapabilities(bwrap: string): string[] {
 export function privateTmp(bwrap: string, bytes = DEFAULT_TMP_SIZE): string[] {
   return [...(knows(bwrap, "--size") ? ["--size", String(bytes)] : []), "--tmpfs", "/tmp"]
 }
+
+/**
+ * /dev/shm as a tmpfs of its own, bounded like /tmp, and the rest of bwrap's /dev read-only: that
+ * /dev is a tmpfs of half the machine's RAM, and tmpfs pages outlive the script that wrote them,
+ * so filling it could bring the out-of-memory killer onto the host's processes. Only where this
+ * bwrap can size a tmpfs; the device nodes stay writable (they are mounts of their own).
+ */
+export function boundedDev(bwrap: string, bytes = DEFAULT_TMP_SIZE): string[] {
+  return knows(bwrap, "--size") ? ["--size", String(bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"] : []
+}

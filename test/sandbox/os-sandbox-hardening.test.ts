@@ -169,6 +169,19 @@ console.log(await bash({ command: "rm /tmp/big; echo executor alive" }))`
     expect(result).toEqual({ code: 0, stdout: "head: error writing 'standard output': No space left on device\nexecutor alive\n\n", stderr: "" })
   })
 
+  for (const user of users) {
+    test.skipIf(user.skip ?? false)(`as ${user.who}, /dev/shm is bounded like /tmp and the rest of /dev takes no files (both are RAM)`, async () => {
+      // bwrap's /dev is a tmpfs of half the machine's RAM, and tmpfs pages are not freed when the
+      // script is killed: a script could fill it and bring the out-of-memory killer onto the host.
+      const script = `await bash({ command: "head -c 9437184 /dev/zero > /dev/shm/big" }).catch((error) => console.log(error.message.split("\\n")[1]))
+await bash({ command: "echo x > /dev/big" }).catch((error) => console.log(error.message.split("\\n")[1].replace(/^.*: /, "")))
+console.log(await bash({ command: "rm /dev/shm/big; echo ok > /dev/shm/small && cat /dev/shm/small && echo x > /dev/null && echo executor alive" }))`
+      const result = await user.run(["exec", "-C", user.dir, "--tmp-size", "8M", "-e", script], BWRAP.env)
+      expect(result.stderr).toBe("")
+      expect(result.stdout).toBe("head: error writing 'standard output': No space left on device\nRead-only file system\nok\nexecutor alive\n\n")
+    })
+  }
+
   test("--tmp-size reaches an executor started from outside (clanka executor --sandbox)", async () => {
     const executor = [BUN, MAIN, "executor", "-C", workspace, "--sandbox", "workspace-write", "--tmp-size", "4194304"].join(" ")
     const result = await clanka(["exec", "--executor", executor, "-e", size])
