@@ -20,6 +20,12 @@ export interface McpToolInfo {
 
 /** Declarations longer than this (all MCP tools together) are shortened to signatures. */
 export const FULL_DECLARATIONS_MAX_CHARS = 6000
+/**
+ * Signatures longer than this (thousands of tools) give way to the tools' names, cut to a share of
+ * NAMES_MAX_CHARS per server: the declarations are part of every model request.
+ */
+const SIGNATURES_MAX_CHARS = 30_000
+const NAMES_MAX_CHARS = 20_000
 
 /** `get-sum` → `get_sum`: a property a script can write as `mcp.server.get_sum(…)`. */
 export function jsIdentifier(name: string): string {
@@ -184,17 +190,48 @@ export function describeTool(tool: McpToolInfo): string {
   return `${toolDoc(tool, true)}mcp.${tool.server}.${toolSignature(tool, true)}`
 }
 
+/** One line per tool of a list, as `mcp.describe("server")` gives them: name and the start of its description. */
+export function toolList(tools: readonly McpToolInfo[]): string {
+  return tools.map((tool) => `mcp.${tool.server}.${tool.jsName}: ${toolDoc(tool, false).replace(/^\/\*\* |\s*\*\/\n$/g, "")}`.trimEnd()).join("\n")
+}
+
+/** A server with too many tools to declare: their names (as many as `budget` characters hold) and an index signature. */
+function namesOnly(server: string, list: readonly McpToolInfo[], budget: number): string {
+  const names: string[] = []
+  let used = 0
+  for (const tool of list) {
+    if (used + tool.jsName.length + 2 > budget) break
+    names.push(tool.jsName)
+    used += tool.jsName.length + 2
+  }
+  const more = list.length - names.length
+  return [
+    `  ${propertyKey(server)}: {`,
+    `    // ${list.length} tools, too many to declare here: mcp.describe(${JSON.stringify(server)}) lists them, mcp.describe(${JSON.stringify(`${server}.<tool>`)}) gives one's declaration`,
+    `    // ${names.join(", ")}${more > 0 ? ` … and ${more} more` : ""}`,
+    "    [tool: string]: (args?: Record<string, unknown>) => Promise<unknown>",
+    "  }",
+  ].join("\n")
+}
+
 /**
  * `declare const mcp: {…}` for every tool, preceded by a comment line per server that failed.
- * Full declarations when they fit FULL_DECLARATIONS_MAX_CHARS, else signatures only.
+ * Full declarations when they fit FULL_DECLARATIONS_MAX_CHARS, else signatures only, and with
+ * thousands of tools their names only.
  */
 export function renderMcpDeclarations(tools: readonly McpToolInfo[], failures: readonly { server: string; error: string }[], maxChars = FULL_DECLARATIONS_MAX_CHARS): string {
   const lines = failures.map(({ server, error }) => `// MCP server "${server}" is unavailable (its tools are missing): ${oneLine(error)}`)
   if (tools.length === 0) return lines.join("\n")
-  const render = (full: boolean) => {
-    const servers = new Map<string, McpToolInfo[]>()
-    for (const tool of tools) servers.set(tool.server, [...(servers.get(tool.server) ?? []), tool])
+  const servers = new Map<string, McpToolInfo[]>()
+  for (const tool of tools) {
+    const list = servers.get(tool.server)
+    if (list) list.push(tool)
+    else servers.set(tool.server, [tool])
+  }
+  const render = (level: "full" | "signatures" | "names") => {
+    const full = level === "full"
     const body = [...servers].map(([server, list]) => {
+      if (level === "names") return namesOnly(server, list, Math.floor(NAMES_MAX_CHARS / servers.size))
       const members = list.map((tool) => indent(toolDoc(tool, full) + toolSignature(tool, full), "    "))
       return `  ${propertyKey(server)}: {\n${members.join("\n")}\n  }`
     })
@@ -208,8 +245,9 @@ export function renderMcpDeclarations(tools: readonly McpToolInfo[], failures: r
       "}",
     ].join("\n")
   }
-  const full = render(true)
-  lines.push(full.length <= maxChars ? full : render(false))
+  const full = render("full")
+  const signatures = full.length <= maxChars ? undefined : render("signatures")
+  lines.push(signatures === undefined ? full : signatures.length <= SIGNATURES_MAX_CHARS ? signatures : render("names"))
   return lines.join("\n")
 }
 

@@ -12,7 +12,7 @@ import { checkImage, ImageError } from "../images/load.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { Tool, ToolContext } from "../tools/tool.ts"
 import { SERVER_NAME } from "../config/schema.ts"
-import { describeTool, type McpToolInfo } from "./declarations.ts"
+import { describeTool, type McpToolInfo, toolList } from "./declarations.ts"
 
 /** Calls the tool on its server with checked arguments; resolves to the converted result. */
 export type McpCall = (tool: McpToolInfo, args: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>
@@ -83,6 +83,8 @@ function describe(infos: readonly McpToolInfo[], failures: readonly McpFailure[]
     async run(name: string) {
       const [server, ...rest] = name.replace(/^mcp\./, "").split(".")
       const tool = rest.join(".")
+      // A server alone: its tools, one line each (declared by name only when there are thousands).
+      if (rest.length === 0 && infos.some((info) => info.server === server)) return toolList(infos.filter((info) => info.server === server))
       const found = infos.find((info) => info.server === server && (info.jsName === tool || info.name === tool))
       if (found) return describeTool(found)
       const failed = failures.find((failure) => failure.server === server)

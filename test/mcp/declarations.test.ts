@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { assignJsNames, renderMcpDeclarations, schemaToType, type McpToolInfo } from "../../src/mcp/declarations.ts"
+import { mcpTools } from "../../src/mcp/tools.ts"
 
 const tool = (name: string, inputSchema: unknown, extra: Partial<McpToolInfo> = {}): McpToolInfo => ({ server: "gh", name, jsName: name, inputSchema, ...extra })
 
@@ -57,5 +58,19 @@ describe("MCP declarations from JSON Schema", () => {
     const chain = schemaToType({ $ref: "#/$defs/d0", $defs: defs })
     expect(chain.length).toBeLessThan(200_000)
     expect(renderMcpDeclarations([tool("q", { $ref: "#/$defs/d0", $defs: defs })], []).length).toBeLessThan(10_000)
+  })
+
+  test("thousands of tools: names only, cut to a bound; mcp.describe(\"server\") lists them all", async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => tool(`tool_${i}_${"x".repeat(30)}`, { type: "object", properties: { a: { type: "string" } } }, { description: "d".repeat(300) }))
+    const rendered = renderMcpDeclarations(many, [])
+    // Signatures only were 1.1 MB here: the prompt of every model request.
+    expect(rendered.length).toBeLessThan(40_000)
+    expect(rendered).toContain('  gh: {\n    // 5000 tools, too many to declare here: mcp.describe("gh") lists them, mcp.describe("gh.<tool>") gives one\'s declaration\n')
+    expect(rendered).toContain(`    // tool_0_${"x".repeat(30)}, tool_1_`)
+    expect(rendered).toMatch(/… and \d+ more\n    \[tool: string\]: \(args\?: Record<string, unknown>\) => Promise<unknown>\n  \}\n\}$/)
+    const describe = mcpTools(many, async () => "")!.find((t) => t.name === "mcp.describe")!
+    const listed = (await describe.run("gh", {} as never)) as string
+    expect(listed.split("\n")).toHaveLength(5000)
+    expect(listed.split("\n")[4999]).toBe(`mcp.gh.tool_4999_${"x".repeat(30)}: ${"d".repeat(99)}…`)
   })
 })
