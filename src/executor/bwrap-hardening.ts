@@ -61,3 +61,13 @@ export function privateTmp(bwrap: string, bytes = DEFAULT_TMP_SIZE): string[] {
 export function boundedDev(bwrap: string, bytes = DEFAULT_TMP_SIZE): string[] {
   return knows(bwrap, "--size") ? ["--size", String(bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"] : []
 }
+
+/**
+ * The kernel's settings read-only. Root in the sandbox is still the host's root (kuid 0) in
+ * bubblewrap's user namespace, and the kernel grants writes to /proc/sys by that uid alone,
+ * capabilities or not: `kernel.core_pattern = |/workspace/x` would have the kernel run x as root
+ * on the host at the next crash. bwrap covers only /proc/sys entries it finds writable, which it
+ * does not. The host's /proc/sys shows the same values: a setting reads the namespaces of whoever
+ * opens it, not those of the proc mount.
+ */
+export const READ_ONLY_SETTINGS = ["--ro-bind", "/proc/sys", "/proc/sys"]

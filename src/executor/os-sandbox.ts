@@ -11,7 +11,7 @@ import { resolve } from "node:path"
 import type { SandboxMode, SandboxPolicy } from "../contract.ts"
 import { protectedBinds, protectedPaths } from "../tools/protected-paths.ts"
 import { searchIndexDir } from "../tools/semantic/location.ts"
-import { boundedDev, DEFAULT_TMP_SIZE, noCapabilities, privateTmp } from "./bwrap-hardening.ts"
+import { boundedDev, DEFAULT_TMP_SIZE, noCapabilities, privateTmp, READ_ONLY_SETTINGS } from "./bwrap-hardening.ts"
 import { hideCredentialStores } from "./credential-stores.ts"
 import { coverHostSockets } from "./host-sockets.ts"
 import { LANDLOCK_EXEC, landlockPlan, writePlan } from "./landlock-plan.ts"
@@ -84,7 +84,7 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
   if (process.platform === "darwin") return ["/usr/bin/sandbox-exec", "-p", seatbeltProfile(workspace, policy, needs.search), ...argv]
   if (policy.backend === "landlock") return landlockArgv(argv, workspace, policy, needs)
   const bind = policy.mode === "workspace-write" ? "--bind" : "--ro-bind"
-  const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", ...boundedDev(bwrapBinary(), policy.tmpSize), "--proc", "/proc", ...privateTmp(bwrapBinary(), policy.tmpSize)]
+  const args = [bwrapBinary(), "--ro-bind", "/", "/", "--dev", "/dev", ...boundedDev(bwrapBinary(), policy.tmpSize), "--proc", "/proc", ...READ_ONLY_SETTINGS, ...privateTmp(bwrapBinary(), policy.tmpSize)]
   // The private /tmp hides whatever lived under the real one: what the executor needs from there
   // (the program, when clanka itself runs from /tmp; an MCP server's script) comes back read-only.
   // Also when the workspace is under the same top directory: only the workspace itself is bound

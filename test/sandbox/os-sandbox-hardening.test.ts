@@ -96,6 +96,20 @@ for (const backend of BACKENDS) describe.skipIf(!backend.available)(`no capabili
         expect(existsSync(escaped)).toBe(false)
       })
     }
+    test.skipIf(user.skip ?? false)(`as ${user.who}: the kernel's settings (/proc/sys) cannot be changed`, async () => {
+      // Root's uid is the host's root (kuid 0) inside bubblewrap's user namespace too, and the
+      // kernel grants sysctl writes by that uid alone: kernel.core_pattern = "|/workspace/x" would
+      // have the kernel run x as root on the host at the next crash. Each write puts back the
+      // value read, so nothing changes even where it works.
+      const script = attempts({
+        "kernel.core_pattern": "cat /proc/sys/kernel/core_pattern > /tmp/v && cat /tmp/v > /proc/sys/kernel/core_pattern",
+        "kernel.modprobe": "cat /proc/sys/kernel/modprobe > /tmp/v && cat /tmp/v > /proc/sys/kernel/modprobe",
+        "vm.swappiness": "cat /proc/sys/vm/swappiness > /tmp/v && cat /tmp/v > /proc/sys/vm/swappiness",
+      })
+      const result = await user.run(["exec", "-C", user.dir, "-e", script], backend.env)
+      expect(result.stderr).toBe("")
+      expect(result.stdout).toBe("kernel.core_pattern: refused\nkernel.modprobe: refused\nvm.swappiness: refused\n\nexecutor alive\n\n")
+    })
   }
 })
 
