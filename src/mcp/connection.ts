@@ -60,6 +60,9 @@ export class McpConnection {
     // Over HTTP a server that dies mid-call only breaks the call's event stream (the SDK may try to
     // resume it, and its request would wait forever): ask the server whether it is still there.
     this.client.onerror = (error) => {
+      // The SDK's stdio transport stops a server whose message outgrows its buffer: say so, not "exited".
+      const tooLarge = errorMessage(error).match(/ReadBuffer exceeded maximum size of (\d+) bytes/)
+      if (tooLarge) this.gone ??= `was stopped for sending a message over ${Number(tooLarge[1]) / 2 ** 20} MiB (a result too large to take)`
       if (this.inFlight.size > 0 && /SSE stream disconnected|reconnect/i.test(errorMessage(error))) void this.checkAlive()
     }
     await this.client.connect(this.transport)

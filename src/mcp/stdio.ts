@@ -10,6 +10,11 @@ import { visible } from "../output/visible.ts"
 import { McpConnection } from "./connection.ts"
 
 const STDERR_TAIL_LINES = 5
+/**
+ * The largest message taken from a server (the SDK's own bound is 10 MB). Past it the SDK stops
+ * the server; below it a result too large for the sandbox (8 MiB) fails only its call.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 2 ** 20
 
 export interface StdioLaunch {
   /** The directory a relative `cwd` is taken from (the workspace). */
@@ -31,6 +36,7 @@ export function stdioConnection(name: string, server: StdioMcpServer, launch: St
     env: { ...launch.env, ...server.env, ...launch.tag },
     cwd,
     stderr: "pipe",
+    maxBufferSize: MAX_MESSAGE_BYTES,
   })
   // "pipe": the SDK hands out the stream before the start, so no early line is lost.
   const stderr = transport.stderr!

@@ -78,4 +78,22 @@ console.log((await mcp.h.big({ mib: 1 })).length)`
       expect(result).toEqual({ code: 0, stdout: "mcp.h.big: its result is too large to pass into the sandbox (9.0 MiB; a message holds at most 8 MiB)\n1048576\n", stderr: "" })
     })
   }
+
+  test("a result larger than the server's stream takes stops that server with a line saying so; up to 16 MiB the server survives", async () => {
+    const { dir, env } = project({ h: { command: BUN, args: [HOSTILE, "big"] } })
+    const script = `for (const mib of [12, 20, 1]) {
+  try { console.log((await mcp.h.big({ mib })).length) } catch (error) { console.log(error.message) }
+}`
+    const result = await clanka(["exec", "-C", dir, "-e", script], { env, timeoutMs: 60_000 })
+    expect(result).toEqual({
+      code: 0,
+      stdout: [
+        "mcp.h.big: its result is too large to pass into the sandbox (12.0 MiB; a message holds at most 8 MiB)",
+        'mcp.h.big: the MCP server "h" was stopped for sending a message over 16 MiB (a result too large to take) during the call',
+        'mcp.h.big: the MCP server "h" is not running: it was stopped for sending a message over 16 MiB (a result too large to take)',
+        "",
+      ].join("\n"),
+      stderr: "",
+    })
+  })
 })
