@@ -156,6 +156,24 @@ const server = net.createServer((c) => c.end("own socket works\\n")).listen(path
     })
   }
 
+  test("a host socket in the abstract namespace (X11, D-Bus use them) is out of reach; with --network it is reachable", async () => {
+    const name = `\0clanka-abstract-${backend.name}-${process.pid}`
+    const listener = createServer((connection) => connection.end("host service\n"))
+    await new Promise<void>((done) => listener.listen(name, done))
+    try {
+      const probe = `const s = require("node:net").connect(${JSON.stringify(name)})
+s.on("data", (data) => { console.log("reached:", String(data).trim()); process.exit(0) })
+s.on("error", (error) => { console.log("connect failed:", error.code); process.exit(0) })`
+      writeFileSync(join(workspace, `abstract-${backend.name}.js`), probe)
+      const run = (extra: string[]) => clanka(["exec", "-C", workspace, ...extra, "-e", `console.log(await bash({ command: ${JSON.stringify(`${BUN} abstract-${backend.name}.js`)} }))`], { env })
+      // Its own network namespace (bubblewrap), Landlock's scoping and seccomp: refused either way.
+      expect((await run([])).stdout).toMatch(/^connect failed: (ECONNREFUSED|EACCES|EPERM)\n\n$/)
+      expect(await run(["--network"])).toEqual({ code: 0, stdout: "reached: host service\n\n", stderr: "" })
+    } finally {
+      listener.close()
+    }
+  })
+
   test("--network: the host socket is reachable", async () => {
     const result = await withListener(() => clanka(["exec", "-C", workspace, "--network", "-e", script], { env }))
     expect(result).toEqual({ code: 0, stdout: "reached: host service\n\n", stderr: "" })
