@@ -17,6 +17,8 @@ import { convertResult, type McpImages } from "./tools.ts"
 export const DEFAULT_STARTUP_TIMEOUT_SEC = 10
 /** A tool call may run as long as a script may (the SDK's own default is 60 s). */
 const CALL_TIMEOUT_MS = 10 * 60 * 1000
+/** More tools than any server has: a tools/list whose pages never end stops here, not when memory runs out. */
+const MAX_TOOLS = 10_000
 /** How long a server whose stream broke has to answer a ping. */
 const PING_TIMEOUT_MS = 5000
 
@@ -76,6 +78,7 @@ export class McpConnection {
         listed.push({ server: this.server, name: tool.name, jsName: tool.name, description: tool.description, inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) })
       }
       cursor = page.nextCursor
+      if (listed.length > MAX_TOOLS) throw new ToolError(`lists more than ${MAX_TOOLS} tools (its tools/list pages do not end)`)
     } while (cursor)
     const jsNames = assignJsNames(listed.map((tool) => tool.name))
     this.tools = listed.map((tool, i) => ({ ...tool, jsName: jsNames[i]! }))

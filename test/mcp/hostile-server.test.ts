@@ -96,4 +96,12 @@ console.log((await mcp.h.big({ mib: 1 })).length)`
       stderr: "",
     })
   })
+
+  test("a tools/list whose pages never end fails that server at 10,000 tools, not when memory runs out", async () => {
+    const { dir, env } = project({ h: { command: BUN, args: [HOSTILE, "pages"], startupTimeoutSec: 60 } })
+    const started = performance.now()
+    const result = await clanka(["tools", "-C", dir], { env, timeoutMs: 60_000 })
+    expect(result.stderr).toBe('clanka: MCP server "h" failed: lists more than 10000 tools (its tools/list pages do not end); its tools are missing\n')
+    expect(performance.now() - started).toBeLessThan(20_000)
+  })
 })

@@ -2,6 +2,7 @@
 //   names: tools named after prototype keys and globals, with dots, spaces and terminal escape
 //          sequences in names and descriptions; every call answers with its name and escapes.
 //   big: a tool `big({ mib })` answering with that many MiB of text.
+//   pages: a tools/list whose pages never end (1,000 tools each, always a next cursor).
 //   stderr-escape: writes an escape sequence on stderr and exits before it is ready.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
@@ -20,7 +21,9 @@ if (import.meta.main) {
   const inputSchema = { type: "object", properties: { x: { type: "string", description: `the x ${ESCAPES}` } } } as const
   const big = { name: "big", inputSchema: { type: "object", properties: { mib: { type: "number" } }, required: ["mib"] } }
   const tools = mode === "big" ? [big] : HOSTILE_NAMES.map((name) => ({ name, description: `does ${name} ${ESCAPES}`, inputSchema }))
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  let page = 0
+  const pages = () => ({ tools: Array.from({ length: 1000 }, (_, i) => ({ name: `t${page}_${i}`, inputSchema })), nextCursor: String(++page) })
+  server.setRequestHandler(ListToolsRequestSchema, async () => (mode === "pages" ? pages() : { tools }))
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     if (request.params.name === "big") return { content: [{ type: "text", text: "y".repeat(Number(request.params.arguments?.mib) * 2 ** 20) }] }
     return { content: [{ type: "text", text: `called ${JSON.stringify(request.params.name)}` }] }
