@@ -7,7 +7,7 @@
 import { defineCommand } from "./define-command.ts"
 import { mcp as spec } from "./commands.ts"
 import { CancelledError, EXECUTE_TOOL, EXECUTE_TOOL_NAME, type Executor, noSubagents, ScriptError, scriptOf } from "../contract.ts"
-import { ExitCode } from "../errors.ts"
+import { ExecutorLostError, ExitCode } from "../errors.ts"
 import { OutputCap } from "../util/output-cap.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { VERSION } from "../version.ts"
@@ -16,7 +16,19 @@ import { openExecutor } from "./executor-flags.ts"
 export default defineCommand({
   ...spec,
   async run({ args }) {
-    const executor = await openExecutor(args)
+    let executor = await openExecutor(args)
+    // A script can end its executor (kill its parent process). `clanka run` stops then; a server
+    // lives on, so the next call gets a new executor instead of the same failure every time.
+    let replacing: Promise<Executor> | undefined
+    const replace = (dead: Executor) => {
+      if (dead !== executor || replacing) return
+      replacing = (async () => {
+        await dead.close().catch(() => {})
+        executor = await openExecutor(args)
+        return executor
+      })().finally(() => (replacing = undefined))
+      replacing.catch(() => {})
+    }
     const [{ Server }, { LineTransport }, types] = await Promise.all([
       import("@modelcontextprotocol/sdk/server/index.js"),
       import("../mcp/line-transport.ts"),
@@ -33,8 +45,15 @@ export default defineCommand({
       }
       const script = scriptOf(request.params.arguments ?? {})
       if (script === undefined) return { content: [{ type: "text" as const, text: 'execute takes {"script": "<JavaScript>"}' }], isError: true }
-      const { text, failed } = await runScript(executor, script, extra.signal)
-      return { content: [{ type: "text" as const, text }], ...(failed ? { isError: true } : {}) }
+      let running: Executor
+      try {
+        running = await (replacing ?? executor)
+      } catch (error) {
+        return { content: [{ type: "text" as const, text: `[the executor could not start again: ${errorMessage(error)}]` }], isError: true }
+      }
+      const { text, failed, lost } = await runScript(running, script, extra.signal)
+      if (lost) replace(running)
+      return { content: [{ type: "text" as const, text: lost ? `${text}[a new executor starts for the next call]\n` : text }], ...(failed ? { isError: true } : {}) }
     })
     const closed = new Promise<void>((resolve) => {
       server.onclose = () => resolve()
@@ -44,6 +63,7 @@ export default defineCommand({
     await server.connect(new LineTransport(process.stdin, process.stdout))
     await closed
     await server.close().catch(() => {})
+    await replacing?.catch(() => {})
     await executor.close()
     return ExitCode.ok
   },
@@ -76,9 +96,10 @@ function withoutDeclaration(dts: string, name: string): string {
 }
 
 /** Runs one script; its output as the model would see it (capped at 64 KiB), and whether it failed. */
-async function runScript(executor: Executor, script: string, signal: AbortSignal): Promise<{ text: string; failed: boolean }> {
+async function runScript(executor: Executor, script: string, signal: AbortSignal): Promise<{ text: string; failed: boolean; lost: boolean }> {
   const output = new OutputCap()
   let failed = false
+  let lost = false
   try {
     for await (const text of executor.execute({
       script,
@@ -93,7 +114,8 @@ async function runScript(executor: Executor, script: string, signal: AbortSignal
     if (error instanceof ScriptError) output.push(`The script failed: ${error.message}\n`)
     else if (error instanceof CancelledError) output.push("[cancelled]\n")
     else output.push(`[stopped: ${errorMessage(error)}]\n`)
+    lost = error instanceof ExecutorLostError
   }
   const text = output.toString()
-  return { text: text === "" ? "(no output)" : text, failed }
+  return { text: text === "" ? "(no output)" : text, failed, lost }
 }

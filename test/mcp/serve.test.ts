@@ -156,3 +156,17 @@ test("a client that never reads its answers: clanka mcp stops reading its reques
   child.kill("SIGKILL")
   expect(after - before).toBeLessThan(60)
 })
+
+test("a script that kills its executor: that call says so, and the next call gets a new executor", async () => {
+  const client = await connect(["-C", project])
+  try {
+    const killed = await client.callTool({ name: "execute", arguments: { script: 'await bash({ command: "kill -9 $PPID" }); console.log("not reached")' } })
+    expect(killed.isError).toBe(true)
+    expect(text(killed)).toMatch(/^\[stopped: .*executor stopped unexpectedly.*\]\n\[a new executor starts for the next call\]\n$/)
+    const next = await client.callTool({ name: "execute", arguments: { script: 'console.log(await readFile({ path: "notes.txt" }))' } })
+    expect(text(next)).toBe("one\ntwo\n\n")
+    expect(next.isError).toBeUndefined()
+  } finally {
+    await client.close()
+  }
+})
