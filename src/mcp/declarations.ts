@@ -73,15 +73,15 @@ interface Walk {
 
 /** A JSON Schema as a TypeScript type; what it cannot express (recursion included) becomes `unknown`. */
 export function schemaToType(schema: unknown, options: RenderOptions = { comments: true, maxDepth: 8 }): string {
-  return render(schema, options, { root: schema, refs: [], budget: { nodes: 0 } }, 0)
+  return renderSchema(schema, options, { root: schema, refs: [], budget: { nodes: 0 } }, 0)
 }
 
-function render(schema: unknown, options: RenderOptions, walk: Walk, depth: number): string {
+function renderSchema(schema: unknown, options: RenderOptions, walk: Walk, depth: number): string {
   if (schema === true || schema === undefined) return "unknown"
   if (schema === false) return "never"
   if (!isObject(schema)) return "unknown"
   if (++walk.budget.nodes > MAX_NODES) return "unknown"
-  const again = (sub: unknown, d = depth, w = walk) => render(sub, options, w, d)
+  const again = (sub: unknown, d = depth, w = walk) => renderSchema(sub, options, w, d)
   if (typeof schema.$ref === "string") {
     const ref = schema.$ref
     if (walk.refs.length > 10 || walk.refs.includes(ref) || !ref.startsWith("#")) return "unknown"
