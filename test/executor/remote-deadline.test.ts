@@ -61,14 +61,17 @@ test("an execute that is never answered fails with ExecutorLostError after the t
 })
 
 test("a script that starts late (queued) and streams past the request's deadline, within its own limit, is waited for", async () => {
-  const remote = await RemoteExecutor.start({ argv: fakeExecutor(5, true, 500), label: "fake", answerGraceMs: 300 })
+  // The request's deadline is 1.2 s (limit + grace); its first output comes at ~0.8 s, its last at
+  // ~1.3 s: past that deadline, well within its own limit from its first output (margins of
+  // 0.4 s and more, for a loaded machine).
+  const remote = await RemoteExecutor.start({ argv: fakeExecutor(6, true, 700), label: "fake", answerGraceMs: 600 })
   let printed = ""
   try {
-    for await (const text of remote.execute({ ...noSubagents, script: "1", timeoutMs: 300 })) printed += text
+    for await (const text of remote.execute({ ...noSubagents, script: "1", timeoutMs: 600 })) printed += text
   } finally {
     await remote.close()
   }
-  expect(printed).toBe("tick\n".repeat(5))
+  expect(printed).toBe("tick\n".repeat(6))
 })
 
 test("an executor that keeps streaming past the script's time limit (counted from its first output) is lost, not waited for forever", async () => {

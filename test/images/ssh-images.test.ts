@@ -58,7 +58,7 @@ test.skipIf(!available)("readImage and an MCP tool's image over --ssh reach the 
 
   // The remote file is read again through the executor; the MCP tool's image, which has no file, is a line.
   const id = JSON.parse(result.stdout.split("\n")[0]!).sessionId
-  const resumed = await clanka(["run", "--json", "--resume", id, "again"], { cwd: host.local, env })
+  const resumed = await clanka(["run", "--json", "--resume", id, "--remote-bin", host.remoteBin, "again"], { cwd: host.local, env })
   expect(resumed.stderr).toBe("")
   expect(resumed.code).toBe(0)
   expect(server.requests[2]!.images).toEqual([{ in: "tool", mediaType: "image/png", data: FAR.toString("base64") }])
