@@ -16,6 +16,7 @@ import { errorMessage } from "../util/error-message.ts"
 import { settlesWithin } from "../util/settles-within.ts"
 import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
+import { watchCgroups } from "./cgroup-watcher.ts"
 
 export const MAX_PROCESSES = 1024
 
@@ -220,8 +221,9 @@ function makeCgroup(): Cgroup | undefined {
         for (const group of live) removeCgroup(group)
       })
     }
-    // Live until released, or until this process exits.
+    // Live until released, or until this process exits (killed outright: the watcher removes it).
     live.add(group)
+    watchCgroups(parent.dir)
     return group
   } catch {
     return undefined

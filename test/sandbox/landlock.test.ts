@@ -4,7 +4,7 @@
 // the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
 // read-only (the protected paths in the workspace) does not outlive a script.
 import { afterAll, describe, expect, test } from "bun:test"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, ROOT } from "../support/cli.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
@@ -14,6 +14,19 @@ const workspace = join(root, "app")
 mkdirSync(workspace)
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 const env = LANDLOCK.env
+
+/** Whether this process may make pids cgroups (root, a writable hierarchy): each sandbox then gets one. */
+function pidsCgroups(): boolean {
+  const lines = readFileSync("/proc/self/cgroup", "utf8").split("\n")
+  const v1 = lines.find((line) => line.split(":")[1]?.split(",").includes("pids"))
+  const dir = v1 ? join("/sys/fs/cgroup/pids", v1.split(":")[2]!) : join("/sys/fs/cgroup", lines.find((line) => line.startsWith("0::"))?.slice(3) ?? "/")
+  try {
+    accessSync(join(dir, "cgroup.procs"), constants.W_OK)
+    return process.getuid?.() === 0
+  } catch {
+    return false
+  }
+}
 
 describe.skipIf(!LANDLOCK.available)("the Landlock sandbox", () => {
   test("every thread of the executor, the scripts' Worker among them, is in the sandbox", async () => {
@@ -120,6 +133,35 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(existsSync(target)).toBe(false)
     expect(readFileSync(join(repo, ".clanka", "zzz"), "utf8")).toBe("echo ran on the host\n")
     expect(readdirSync(join(repo, ".clanka"))).toHaveLength(301)
+  })
+
+  test.skipIf(!pidsCgroups())("a process that drops the executor's tag and leaves the session dies when clanka is killed outright (root: the sandbox's pids cgroup)", async () => {
+    const marker = join(workspace, "untagged-pid")
+    // No tag for the guardian to find, in a session of its own, its parent gone.
+    const command = `env -u CLANKA_EXECUTOR_TAG setsid sh -c 'echo $$ > ${marker}; exec sleep 120' </dev/null >/dev/null 2>&1 & sleep 120`
+    const child = Bun.spawn([BUN, join(ROOT, "src/cli/main.ts"), "exec", "-C", workspace, "-e", `await bash({ command: ${JSON.stringify(command)} })`], {
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdout: "ignore",
+      stderr: "ignore",
+    })
+    const gone = (pid: number) => !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z")
+    let pid = 0
+    for (let i = 0; i < 200 && !pid; i++) {
+      await Bun.sleep(50)
+      pid = Number(existsSync(marker) ? readFileSync(marker, "utf8").trim() : 0)
+    }
+    expect(pid).toBeGreaterThan(0)
+    expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain("CLANKA_EXECUTOR_TAG")
+    child.kill("SIGKILL")
+    await child.exited
+    // Its private temporary directory, left behind (the next clanka's start would remove it).
+    const tmp = process.env.TMPDIR ?? "/tmp"
+    for (const name of readdirSync(tmp)) if (name.startsWith(`clanka-sandbox-${child.pid}-`)) rmSync(join(tmp, name), { recursive: true, force: true })
+    rmSync(marker)
+    for (let i = 0; i < 60 && !gone(pid); i++) await Bun.sleep(50)
+    const left = !gone(pid)
+    if (left) process.kill(pid, "SIGKILL")
+    expect(left).toBe(false)
   })
 
   test("a HOME with thousands of entries (each read rule of its own beside the credential stores) still starts", async () => {
