@@ -11,7 +11,7 @@
  * few devices (/dev/null, ...).
  */
 import { readdirSync, statSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import type { SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { storesToHide } from "./credential-stores.ts"
@@ -63,7 +63,10 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
       `${exposed.path} is a credential store inside a writable directory, which the Landlock sandbox cannot hide; pass --readable ${exposed.path} to leave it open to scripts (writable there), work in a project directory instead, or use bubblewrap`,
     )
   }
-  const refused = ["/tmp", "/dev", ...stores.map((store) => store.path)]
+  // The private directory's own (write) rule comes below; where the host's temporary directory is
+  // not /tmp (TMPDIR=/var/tmp/...) the other sandboxes' private directories beside it stay closed:
+  // those there now, and those made later (its parent gets a rule per entry there is now).
+  const refused = ["/tmp", "/dev", ...stores.map((store) => store.path), tmp, ...otherPrivateTmps(tmp)]
   const rules: [string, Grant][] = [["/", "list"]]
   for (const path of readRules(refused)) rules.push([path, "read"])
   // What is read inside a refused place: a --readable path in a store, the executor's program or
@@ -76,6 +79,19 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
   for (const path of [...writable, tmp, ...(input.index ? real([input.index]) : [])]) rules.push([path, "write"])
   for (const device of DEVICES) rules.push([device, "device"])
   return { rules, network: policy.network, tmp, cwd: input.cwd, env: input.env }
+}
+
+/** The other sandboxes' private temporary directories beside `tmp` (landlock-tmp.ts names them). */
+function otherPrivateTmps(tmp: string): string[] {
+  const base = dirname(tmp)
+  try {
+    return readdirSync(base)
+      .filter((name) => name.startsWith("clanka-sandbox-"))
+      .map((name) => join(base, name))
+      .filter((path) => path !== tmp)
+  } catch {
+    return []
+  }
 }
 
 /** For a file under /tmp (a real path), the directory /tmp/NAME it lies in; else the path itself. */

@@ -200,6 +200,27 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     }
   })
 
+  test("with TMPDIR outside /tmp, the other sandboxes' private directories beside its own cannot be read: those there at the start and those made later", async () => {
+    const base = join(root, "tmpdir")
+    mkdirSync(join(base, "clanka-sandbox-1-before"), { recursive: true, mode: 0o700 })
+    writeFileSync(join(base, "clanka-sandbox-1-before", "secret"), "another session's file\n")
+    const ready = join(workspace, "tmpdir-ready")
+    const later = join(base, "clanka-sandbox-1-later")
+    const command = `touch ${ready}; for i in $(seq 100); do [ -e ${later}/secret ] && break; sleep 0.05; done
+cat ${base}/clanka-sandbox-1-before/secret ${later}/secret 2>&1; echo mine > $TMPDIR/note && cat $TMPDIR/note; true`
+    const run = clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env: { ...env, TMPDIR: base } })
+    for (let i = 0; i < 200 && !existsSync(ready); i++) await Bun.sleep(25)
+    mkdirSync(later, { mode: 0o700 })
+    writeFileSync(join(later, "secret"), "a later session's file\n")
+    const result = await run
+    rmSync(ready, { force: true })
+    expect(result).toEqual({
+      code: 0,
+      stdout: `cat: ${base}/clanka-sandbox-1-before/secret: Permission denied\ncat: ${later}/secret: Permission denied\nmine\n\n`,
+      stderr: "",
+    })
+  })
+
   test("clanka run from a source checkout under /tmp: the executor reads its own modules there", async () => {
     // A copy, not a symlink: Landlock checks a path where its symlinks lead.
     const checkout = mkdtempSync("/tmp/clanka-landlock-checkout-")
