@@ -2,9 +2,9 @@
  * The seccomp filter beside Landlock: what Landlock does not cover. No ptrace or reading another
  * process's memory, no namespaces (a user namespace would hand a script every capability inside
  * it), no kernel keyrings, BPF, perf, io_uring (a way around the socket rule), module loading,
- * mounts or terminal input injection; and with the network off, no socket but AF_UNIX stream
- * pairs and netlink's routing family (interface lists). A denied call fails with an errno; a call
- * of another architecture (i386, x32) kills the process.
+ * mounts, terminal input injection or another process's resource limits; and with the network
+ * off, no socket but AF_UNIX stream pairs and netlink's routing family (interface lists). A denied
+ * call fails with an errno; a call of another architecture (i386, x32) kills the process.
  */
 import { address, prctl } from "./landlock-ffi.ts"
 
@@ -18,6 +18,7 @@ const NR: Record<string, Record<Arch, number>> = {
   unshare: { x64: 272, arm64: 97 },
   ioctl: { x64: 16, arm64: 29 },
   clone3: { x64: 435, arm64: 435 },
+  prlimit64: { x64: 302, arm64: 261 },
 }
 
 /** Denied outright with EPERM. */
@@ -107,6 +108,7 @@ const NR_OFFSET = 0
 const ARCH_OFFSET = 4
 /** The low 32 bits of argument `i` (little-endian on both architectures). */
 const argLow = (i: number) => 16 + 8 * i
+const argHigh = (i: number) => argLow(i) + 4
 
 /** One instruction: code, jump-if-true, jump-if-false, constant. */
 export type Instruction = readonly [code: number, jt: number, jf: number, k: number]
@@ -132,6 +134,21 @@ export function seccompFilter(arch: Arch, network: boolean): Instruction[] {
   program.push(...when(nr("clone3"), [ret(retErrno(ENOSYS))]))
   program.push(...when(nr("clone"), [load(argLow(0)), [JSET_K, 0, 1, CLONE_NAMESPACES], ret(retErrno(EPERM)), ret(RET_ALLOW)]))
   program.push(...when(nr("unshare"), [load(argLow(0)), [JSET_K, 0, 1, CLONE_NAMESPACES | CLONE_NEWTIME], ret(retErrno(EPERM)), ret(RET_ALLOW)]))
+  // Landlock does not guard resource limits: a script would set those of any process of its user
+  // outside (the agent's open files, as root init's). Its own (pid 0, setrlimit) and reading
+  // another's stay.
+  program.push(
+    ...when(nr("prlimit64"), [
+      load(argLow(0)),
+      [JEQ_K, 5, 0, 0],
+      load(argLow(2)),
+      [JEQ_K, 0, 2, 0],
+      load(argHigh(2)),
+      [JEQ_K, 1, 0, 0],
+      ret(retErrno(EPERM)),
+      ret(RET_ALLOW),
+    ]),
+  )
   // Typing into the terminal's input queue would run commands outside (TIOCSTI), as would the console's (TIOCLINUX).
   program.push(...when(nr("ioctl"), [load(argLow(1)), [JEQ_K, 1, 0, TIOCSTI], [JEQ_K, 0, 1, TIOCLINUX], ret(retErrno(EPERM)), ret(RET_ALLOW)]))
   if (!network) {

@@ -78,6 +78,20 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     })
   })
 
+  test("a script cannot set the resource limits of a process outside the sandbox (prlimit); its own still change", async () => {
+    const outside = Bun.spawn(["sleep", "30"], { stdio: ["ignore", "ignore", "ignore"] })
+    try {
+      const limits = () => readFileSync(`/proc/${outside.pid}/limits`, "utf8")
+      const before = limits()
+      const command = `prlimit --pid ${outside.pid} --nofile=5:5 --core=unlimited 2>&1; ulimit -n 100 && ulimit -n; true`
+      const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+      expect(limits()).toBe(before)
+      expect(result).toEqual({ code: 0, stdout: expect.stringMatching(/^prlimit: failed to set the \w+ resource limit: Operation not permitted\n100\n\n$/), stderr: "" })
+    } finally {
+      outside.kill()
+    }
+  })
+
   test("what bash changes in the protected paths does not outlive the script: put back, and both the model and the user are told", async () => {
     const repo = join(root, "repo")
     mkdirSync(join(repo, ".clanka"), { recursive: true })
