@@ -2,9 +2,10 @@
  * The seccomp filter beside Landlock: what Landlock does not cover. No ptrace or reading another
  * process's memory, no namespaces (a user namespace would hand a script every capability inside
  * it), no kernel keyrings, BPF, perf, io_uring (a way around the socket rule), module loading,
- * mounts, terminal input injection or another process's resource limits; and with the network
- * off, no socket but AF_UNIX stream pairs and netlink's routing family (interface lists). A denied
- * call fails with an errno; a call of another architecture (i386, x32) kills the process.
+ * mounts, terminal input injection, another process's resource limits or the host's System V
+ * IPC and message queues; and with the network off, no socket but AF_UNIX stream pairs and
+ * netlink's routing family (interface lists). A denied call fails with an errno; a call of
+ * another architecture (i386, x32) kills the process.
  */
 import { address, prctl } from "./landlock-ffi.ts"
 
@@ -64,6 +65,26 @@ const DENIED: Record<string, Partial<Record<Arch, number>>> = {
   lookup_dcookie: { x64: 212, arm64: 18 },
   iopl: { x64: 172 },
   ioperm: { x64: 173 },
+  // The host's System V IPC and POSIX message queues (bubblewrap gives an IPC namespace of its
+  // own): a script would read, write or remove another process's shared memory (an X server's
+  // images, a database's) by key or id, which Landlock does not guard.
+  shmget: { x64: 29, arm64: 194 },
+  shmat: { x64: 30, arm64: 196 },
+  shmctl: { x64: 31, arm64: 195 },
+  semget: { x64: 64, arm64: 190 },
+  semop: { x64: 65, arm64: 193 },
+  semctl: { x64: 66, arm64: 191 },
+  semtimedop: { x64: 220, arm64: 192 },
+  msgget: { x64: 68, arm64: 186 },
+  msgsnd: { x64: 69, arm64: 189 },
+  msgrcv: { x64: 70, arm64: 188 },
+  msgctl: { x64: 71, arm64: 187 },
+  mq_open: { x64: 240, arm64: 180 },
+  mq_unlink: { x64: 241, arm64: 181 },
+  mq_timedsend: { x64: 242, arm64: 182 },
+  mq_timedreceive: { x64: 243, arm64: 183 },
+  mq_notify: { x64: 244, arm64: 184 },
+  mq_getsetattr: { x64: 245, arm64: 185 },
 }
 
 const AUDIT_ARCH: Record<Arch, number> = { x64: 0xc000003e, arm64: 0xc00000b7 }

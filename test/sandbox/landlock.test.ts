@@ -92,6 +92,27 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     }
   })
 
+  test("the host's System V shared memory and message queues are out of reach, as in bubblewrap's IPC namespace", async () => {
+    // A segment and a queue of the host, made outside (the script would remove them by id).
+    const made = Bun.spawnSync(["sh", "-c", "ipcmk -M 4096 -p 0600 && ipcmk -Q -p 0600"], { stdout: "pipe", stderr: "pipe" })
+    expect(made.exitCode).toBe(0)
+    const ids = [...made.stdout.toString().matchAll(/id: (\d+)/g)].map((match) => match[1]!)
+    expect(ids).toHaveLength(2)
+    try {
+      const command = `ipcrm -m ${ids[0]} 2>&1; ipcrm -q ${ids[1]} 2>&1; ipcmk -M 4096 2>&1; true`
+      const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+      expect(result).toEqual({
+        code: 0,
+        stdout: `ipcrm: permission denied for id (${ids[0]})\nipcrm: permission denied for id (${ids[1]})\nipcmk: create share memory failed: Operation not permitted\n\n`,
+        stderr: "",
+      })
+      const left = Bun.spawnSync(["ipcs", "-m", "-q"]).stdout.toString()
+      for (const id of ids) expect(left).toMatch(new RegExp(`^0x\\w+ +${id} `, "m"))
+    } finally {
+      Bun.spawnSync(["ipcrm", "-m", ids[0]!, "-q", ids[1]!])
+    }
+  })
+
   test("what bash changes in the protected paths does not outlive the script: put back, and both the model and the user are told", async () => {
     const repo = join(root, "repo")
     mkdirSync(join(repo, ".clanka"), { recursive: true })
