@@ -22,7 +22,7 @@ import { at, makeDirectoryAt, openBelow, openDirectory, readFileAt, readLinkAt, 
 
 type Entry = { kind: "file"; content: Buffer; mode: number } | { kind: "dir"; mode: number } | { kind: "link"; target: string }
 
-/** More than this in the protected paths (a large .clanka/) and they are not kept. */
+/** At most this much of the protected paths' contents is kept (withinBudget). */
 const MAX_BYTES = 64 * 1024 * 1024
 /** The mode of a file entry over MAX_BYTES (its content not read). */
 const LARGE = -2
@@ -58,9 +58,8 @@ export class ProtectedState {
    */
   static take(workspace: string, writable: readonly string[], options: { existing?: boolean } = {}): ProtectedState {
     const roots = [workspace, ...writable]
-    let bytes = 0
     const places = protectedPaths(workspace, writable).flatMap((path) => placeOf(roots, path) ?? [])
-    const paths: (Place & { entries: Map<string, Entry> })[] = []
+    const found: (Place & { entries: Map<string, Entry>; bytes: number })[] = []
     const absent: Place[] = []
     for (const place of places) {
       const dir = openBelow(place.root, place.parents)
@@ -70,8 +69,9 @@ export class ProtectedState {
         // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
         const entries = options.existing === false ? undefined : read(dir, place.name)
         if (entries) {
+          let bytes = 0
           for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.mode === LARGE ? Infinity : entry.content.length
-          paths.push({ ...place, entries })
+          found.push({ ...place, entries, bytes })
         } else if (GIT_DIR_FILES.includes(place.name) && !lstatSync(at(dir, place.name), { throwIfNoEntry: false })) absent.push(place)
       } finally {
         closeSync(dir)
@@ -81,7 +81,7 @@ export class ProtectedState {
       const links = populatedGitlinks(root)
       return links ? [{ root, links }] : []
     })
-    return new ProtectedState(bytes > MAX_BYTES ? [] : paths, absent, gitlinks)
+    return new ProtectedState(withinBudget(found), absent, gitlinks)
   }
 
   /** When the sandbox has ended: the repositories scripts added to the index are quarantined; the lines saying so. */
@@ -126,6 +126,22 @@ export class ProtectedState {
     }
     return changed
   }
+}
+
+/**
+ * The paths kept, smallest first while they fit in MAX_BYTES: one too large is not kept, the rest
+ * are (a large `.clanka/`, which a script of an earlier sandbox may have made, must not leave
+ * git's hooks and config unkept).
+ */
+function withinBudget<T extends { bytes: number }>(found: T[]): T[] {
+  let total = 0
+  const kept = new Set<T>()
+  for (const path of [...found].sort((a, b) => a.bytes - b.bytes)) {
+    if (total + path.bytes > MAX_BYTES) break
+    total += path.bytes
+    kept.add(path)
+  }
+  return found.filter((path) => kept.has(path))
 }
 
 /** Makes `name` in `dir` what `entries` say (parents before children), each below its own directory held open. */

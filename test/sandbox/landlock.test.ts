@@ -152,6 +152,23 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(existsSync(marker)).toBe(false)
   })
 
+  test("a large .clanka/ (one an earlier script may have left) does not leave git's hooks and config unkept", async () => {
+    const repo = join(root, "large")
+    mkdirSync(join(repo, ".clanka"), { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", "."], { cwd: repo })
+    // Sparse: 100 MB that take no room, past what is kept of the protected paths.
+    Bun.spawnSync(["truncate", "-s", "100M", join(repo, ".clanka", "pad")])
+    const config = readFileSync(join(repo, ".git/config"), "utf8")
+    const attack = `printf '[core]\\n\\tfsmonitor = touch ${join(root, "large-ran")}\\n' >> .git/config`
+    const result = await clanka(["exec", "-C", repo, "-e", `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`], { env })
+    expect(result).toEqual({
+      code: 0,
+      stdout: `done\n[sandbox: a script changed ${join(repo, ".git/config")}, which stay read-only; put back as they were]\n`,
+      stderr: `clanka: sandbox: a script changed ${join(repo, ".git/config")}, which stay read-only; put back as they were\n`,
+    })
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+  })
+
   test("putting the protected paths back never follows a symlink a script running in the background swaps in: nothing is written outside", async () => {
     const repo = join(root, "race")
     mkdirSync(join(repo, ".clanka"), { recursive: true })
