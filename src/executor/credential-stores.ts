@@ -26,10 +26,16 @@ const HOME_STORES = [
   ".config/clanka",
 ]
 
+/**
+ * Outside HOME: the secrets a container is given (Docker's and Compose's secrets, Kubernetes'
+ * service account token under /var/run/secrets/kubernetes.io), where CI runs as root.
+ */
+const SYSTEM_STORES = ["/run/secrets", "/var/run/secrets"]
+
 /** Every credential store's path for this environment, existing or not. */
 export function credentialStores(env: Record<string, string | undefined> = process.env): string[] {
   const home = homeDirectory(env)
-  const paths = HOME_STORES.map((path) => join(home, path))
+  const paths = [...HOME_STORES.map((path) => join(home, path)), ...SYSTEM_STORES]
   const absolute = (value: string | undefined) => (value?.startsWith("/") ? value : undefined)
   const clankaHome = absolute(env.CLANKA_HOME)
   if (clankaHome) paths.push(clankaHome)

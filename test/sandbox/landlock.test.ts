@@ -240,6 +240,24 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(allowed).toEqual({ code: 0, stdout: "secret\n\n", stderr: "" })
   })
 
+  test.skipIf(process.getuid?.() !== 0)("a container's secrets (/run/secrets, a Kubernetes service account token) cannot be read", async () => {
+    const made = !existsSync("/run/secrets")
+    const dir = join("/run/secrets", `clanka-test-${process.pid}`)
+    mkdirSync(dir, { recursive: true })
+    try {
+      writeFileSync(join(dir, "token"), "a service account token\n")
+      const command = `cat ${dir}/token 2>&1; true`
+      const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+      expect(result).toEqual({
+        code: 0,
+        stdout: `cat: ${dir}/token: Permission denied\n\n`,
+        stderr: "",
+      })
+    } finally {
+      rmSync(made ? "/run/secrets" : dir, { recursive: true, force: true })
+    }
+  })
+
   test("the host's /tmp cannot be read; the sandbox's own temporary directory can", async () => {
     const host = mkdtempSync("/tmp/clanka-landlock-host-")
     try {
