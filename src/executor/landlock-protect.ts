@@ -17,6 +17,7 @@ import { closeSync, lstatSync, readdirSync } from "node:fs"
 import { basename, dirname, join, relative, sep } from "node:path"
 import type { ExecuteOptions, Executor } from "../contract.ts"
 import { GIT_DIR_FILES, protectedPaths } from "../tools/protected-paths.ts"
+import { releaseBaseline, sharedBaseline } from "./landlock-baseline.ts"
 import { populatedGitlinks, quarantineNewGitlinks } from "./nested-repos.ts"
 import { at, makeDirectoryAt, openBelow, openDirectory, readFileAt, readLinkAt, removeAt, symlinkAt, writeFileAt } from "./pinned-fs.ts"
 
@@ -50,42 +51,29 @@ export class ProtectedState {
     private readonly absent: Place[],
     /** Per writable root in a repository, its populated gitlinks (nested-repos.ts). */
     private readonly gitlinks: { root: string; links: Set<string> }[],
+    /** The roots whose state is shared with the other sandboxes there (landlock-baseline.ts). */
+    private readonly shared?: readonly string[],
   ) {}
 
   /**
-   * The state now of the protected paths in the workspace and the writable roots (real paths).
-   * `existing: false` (bubblewrap, which binds those read-only): only the absent ones are kept.
+   * The state now of the protected paths in the workspace and the writable roots (real paths), or
+   * the one a sandbox still running there took (Landlock: landlock-baseline.ts). `existing: false`
+   * (bubblewrap, which binds those read-only): only the absent ones are kept.
    */
   static take(workspace: string, writable: readonly string[], options: { existing?: boolean } = {}): ProtectedState {
     const roots = [workspace, ...writable]
-    const places = protectedPaths(workspace, writable).flatMap((path) => placeOf(roots, path) ?? [])
-    const found: (Place & { entries: Map<string, Entry>; bytes: number })[] = []
-    const absent: Place[] = []
-    for (const place of places) {
-      const dir = openBelow(place.root, place.parents)
-      // In a git directory that exists (a `.git` made by a script, `git init`, is left alone).
-      if (dir === undefined) continue
-      try {
-        // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
-        const entries = options.existing === false ? undefined : read(dir, place.name)
-        if (entries) {
-          let bytes = 0
-          for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.mode === LARGE ? Infinity : entry.content.length
-          found.push({ ...place, entries, bytes })
-        } else if (GIT_DIR_FILES.includes(place.name) && !lstatSync(at(dir, place.name), { throwIfNoEntry: false })) absent.push(place)
-      } finally {
-        closeSync(dir)
-      }
-    }
+    const taken = () => takeNow(workspace, writable, roots, options)
+    const { paths, absent } = options.existing === false ? taken() : sharedBaseline(roots, taken)
     const gitlinks = roots.flatMap((root) => {
       const links = populatedGitlinks(root)
       return links ? [{ root, links }] : []
     })
-    return new ProtectedState(withinBudget(found), absent, gitlinks)
+    return new ProtectedState(paths, absent, gitlinks, options.existing === false ? undefined : roots)
   }
 
   /** When the sandbox has ended: the repositories scripts added to the index are quarantined; the lines saying so. */
   finish(): string[] {
+    if (this.shared) releaseBaseline(this.shared)
     return this.gitlinks.flatMap(({ root, links }) => quarantineNewGitlinks(root, links))
   }
 
@@ -126,6 +114,30 @@ export class ProtectedState {
     }
     return changed
   }
+}
+
+/** The protected paths' state on disk now: those that exist (within the bound), and the git directories' files that do not. */
+function takeNow(workspace: string, writable: readonly string[], roots: string[], options: { existing?: boolean }): { paths: (Place & { entries: Map<string, Entry> })[]; absent: Place[] } {
+  const places = protectedPaths(workspace, writable).flatMap((path) => placeOf(roots, path) ?? [])
+  const found: (Place & { entries: Map<string, Entry>; bytes: number })[] = []
+  const absent: Place[] = []
+  for (const place of places) {
+    const dir = openBelow(place.root, place.parents)
+    // In a git directory that exists (a `.git` made by a script, `git init`, is left alone).
+    if (dir === undefined) continue
+    try {
+      // Only those that exist, as bubblewrap binds only those: a script may make a clanka.json.
+      const entries = options.existing === false ? undefined : read(dir, place.name)
+      if (entries) {
+        let bytes = 0
+        for (const entry of entries.values()) if (entry.kind === "file") bytes += entry.mode === LARGE ? Infinity : entry.content.length
+        found.push({ ...place, entries, bytes })
+      } else if (GIT_DIR_FILES.includes(place.name) && !lstatSync(at(dir, place.name), { throwIfNoEntry: false })) absent.push(place)
+    } finally {
+      closeSync(dir)
+    }
+  }
+  return { paths: withinBudget(found).map(({ bytes: _, ...path }) => path), absent }
 }
 
 /**

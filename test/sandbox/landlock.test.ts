@@ -169,6 +169,25 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
   })
 
+  test("a sandbox started while another's script has changed .git/config puts back the state from before that change, not the change", async () => {
+    const repo = join(root, "two")
+    mkdirSync(repo)
+    Bun.spawnSync(["git", "init", "-q", "."], { cwd: repo })
+    const config = readFileSync(join(repo, ".git/config"), "utf8")
+    const wait = (name: string) => `for i in $(seq 400); do [ -e ${name} ] && break; sleep 0.025; done`
+    // A changes the config and holds it so until B has started; B runs on until A has ended.
+    const first = `printf '[core]\\n\\tfsmonitor = touch ${join(root, "two-ran")}\\n' >> .git/config; touch a-changed; ${wait("b-started")}`
+    const a = clanka(["exec", "-C", repo, "-e", `await bash({ command: ${JSON.stringify(first)} })`], { env })
+    for (let i = 0; i < 400 && !existsSync(join(repo, "a-changed")); i++) await Bun.sleep(25)
+    const b = clanka(["exec", "-C", repo, "-e", `await bash({ command: ${JSON.stringify(`touch b-started; ${wait("a-ended")}`)} })`], { env })
+    const resultA = await a
+    writeFileSync(join(repo, "a-ended"), "")
+    const resultB = await b
+    expect(resultA.stderr).toBe(`clanka: sandbox: a script changed ${join(repo, ".git/config")}, which stay read-only; put back as they were\n`)
+    expect(resultB).toEqual({ code: 0, stdout: "", stderr: "" })
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+  })
+
   test("putting the protected paths back never follows a symlink a script running in the background swaps in: nothing is written outside", async () => {
     const repo = join(root, "race")
     mkdirSync(join(repo, ".clanka"), { recursive: true })
