@@ -8,12 +8,49 @@
  * refused, never followed, and files are created only where nothing is (O_EXCL | O_NOFOLLOW).
  * Linux only (procfs), as the sandboxes that need it.
  */
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync } from "node:fs"
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants
+/** node:fs does not export it (the same on x86-64 and arm64). */
+const O_PATH = 0o10000000
 
 /** Another process may keep putting something in the way: this many tries, then the step fails. */
 const TRIES = 5
+
+/**
+ * Makes the open directory `dir` its owner's to write in and search again (clanka runs as the
+ * script's user): `chmod 555 .git` by a script must not keep its `.git/config` from being put
+ * back. Root needs none of it; a directory of another user's stays as it is.
+ */
+function ownerWritable(dir: number): void {
+  try {
+    const { mode } = fstatSync(dir)
+    if ((mode & 0o700) !== 0o700) fchmodSync(dir, (mode & 0o7777) | 0o700)
+  } catch {
+    // not ours: the step that follows fails as it would have
+  }
+}
+
+/** The directory `name` in `dir`, opened after making it its owner's to read and search if it was not (chmod 000). */
+function openOwnDirectory(dir: number, name: string): number | undefined {
+  const opened = openDirectory(at(dir, name))
+  if (opened !== undefined) return opened
+  let path: number
+  try {
+    path = openSync(at(dir, name), O_PATH | O_DIRECTORY | O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    // Through the descriptor's own entry, which names that directory and nothing a symlink leads to.
+    chmodSync(`/proc/self/fd/${path}`, (fstatSync(path).mode & 0o7777) | 0o700)
+  } catch {
+    return undefined
+  } finally {
+    closeSync(path)
+  }
+  return openDirectory(at(dir, name))
+}
 
 /** `name` inside the open directory `dir`. */
 export function at(dir: number, name: string): string {
@@ -38,8 +75,9 @@ export function openBelow(root: string, parts: readonly string[], make = false):
   let dir = openDirectory(root)
   for (const part of parts) {
     if (dir === undefined) return undefined
-    let next = openDirectory(at(dir, part))
+    let next = make ? openOwnDirectory(dir, part) : openDirectory(at(dir, part))
     for (let tries = 0; make && next === undefined && tries < TRIES; tries++) {
+      ownerWritable(dir)
       const info = lstatSync(at(dir, part), { throwIfNoEntry: false })
       try {
         if (info?.isSymbolicLink()) unlinkSync(at(dir, part))
@@ -58,6 +96,7 @@ export function openBelow(root: string, parts: readonly string[], make = false):
 
 /** Removes `name` in `dir` and all below it, never following a symlink; false when it could not. */
 export function removeAt(dir: number, name: string): boolean {
+  ownerWritable(dir)
   for (let tries = 0; tries < TRIES; tries++) {
     const info = lstatSync(at(dir, name), { throwIfNoEntry: false })
     if (!info) return true
@@ -66,7 +105,7 @@ export function removeAt(dir: number, name: string): boolean {
         unlinkSync(at(dir, name))
         continue
       }
-      const child = openDirectory(at(dir, name))
+      const child = openOwnDirectory(dir, name)
       if (child !== undefined) {
         try {
           for (const entry of readdirSync(at(child, ""))) removeAt(child, entry)
@@ -84,6 +123,7 @@ export function removeAt(dir: number, name: string): boolean {
 
 /** Writes a new file `name` in `dir` (what is in the way is removed first); false when it could not. */
 export function writeFileAt(dir: number, name: string, content: Buffer, mode: number): boolean {
+  ownerWritable(dir)
   for (let tries = 0; tries < TRIES; tries++) {
     let fd: number
     try {
@@ -105,6 +145,7 @@ export function writeFileAt(dir: number, name: string, content: Buffer, mode: nu
 
 /** Makes directory `name` in `dir` (what is in the way is removed first) and opens it; undefined when it could not. */
 export function makeDirectoryAt(dir: number, name: string, mode: number): number | undefined {
+  ownerWritable(dir)
   for (let tries = 0; tries < TRIES; tries++) {
     try {
       mkdirSync(at(dir, name), { mode: 0o700 })
@@ -122,6 +163,7 @@ export function makeDirectoryAt(dir: number, name: string, mode: number): number
 
 /** Makes symlink `name` in `dir` pointing to `target`; false when it could not. */
 export function symlinkAt(dir: number, name: string, target: string): boolean {
+  ownerWritable(dir)
   for (let tries = 0; tries < TRIES; tries++) {
     try {
       symlinkSync(target, at(dir, name))

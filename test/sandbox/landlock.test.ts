@@ -4,9 +4,9 @@
 // the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
 // read-only (the protected paths in the workspace) does not outlive a script.
 import { afterAll, describe, expect, test } from "bun:test"
-import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { BUN, clanka, ROOT } from "../support/cli.ts"
+import { BUN, clanka, MAIN, ROOT } from "../support/cli.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
 
 const root = mkdtempSync("/var/tmp/clanka-landlock-")
@@ -186,6 +186,31 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(resultA.stderr).toBe(`clanka: sandbox: a script changed ${join(repo, ".git/config")}, which stay read-only; put back as they were\n`)
     expect(resultB).toEqual({ code: 0, stdout: "", stderr: "" })
     expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+  })
+
+  test.skipIf(process.getuid?.() !== 0 || !Bun.which("setpriv"))("as a normal user, a script that makes .git unwritable (chmod 555, hooks 000) does not keep .git/config and .git/hooks from being put back", async () => {
+    // A uid of this test run's own; clanka runs as that user (root would write there anyway).
+    const uid = 1_000_000_000 + process.pid
+    chmodSync(root, 0o755)
+    const home = join(root, "user-home")
+    const repo = join(root, "user-repo")
+    mkdirSync(home)
+    mkdirSync(repo)
+    Bun.spawnSync(["git", "init", "-q", "."], { cwd: repo })
+    Bun.spawnSync(["chown", "-R", `${uid}:${uid}`, home, repo])
+    const config = readFileSync(join(repo, ".git/config"), "utf8")
+    const hooks = readdirSync(join(repo, ".git/hooks")).sort()
+    const attack = `printf '[core]\\n\\tfsmonitor = touch ${join(root, "user-ran")}\\n' >> .git/config && echo x > .git/hooks/pre-commit && chmod 000 .git/hooks && chmod 555 .git`
+    const child = Bun.spawn(["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups", "--", BUN, MAIN, "exec", "-C", repo, "-e", `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: "1", HOME: home, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited])
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `done\n[sandbox: a script changed ${join(repo, ".git/hooks")}, ${join(repo, ".git/config")}, which stay read-only; put back as they were]\n` })
+    expect(readFileSync(join(repo, ".git/config"), "utf8")).toBe(config)
+    expect(readdirSync(join(repo, ".git/hooks")).sort()).toEqual(hooks)
   })
 
   test("putting the protected paths back never follows a symlink a script running in the background swaps in: nothing is written outside", async () => {
