@@ -10,7 +10,7 @@
 import { closeSync, lstatSync, renameSync } from "node:fs"
 import { join } from "node:path"
 import { repositoryRoot } from "../config/project-files.ts"
-import { at, openBelow } from "./pinned-fs.ts"
+import { at, openBelow, ownerWritable } from "./pinned-fs.ts"
 
 const QUARANTINE = ".git.clanka-quarantined"
 
@@ -51,7 +51,9 @@ export function quarantineNewGitlinks(root: string, before: ReadonlySet<string>)
     if (dir === undefined) continue
     try {
       const aside = lstatSync(at(dir, QUARANTINE), { throwIfNoEntry: false }) ? `${QUARANTINE}-${Date.now()}` : QUARANTINE
-      // Renamed relative to the directory held open: never through a symlink swapped in.
+      // Renamed relative to the directory held open: never through a symlink swapped in; in a
+      // directory the script made unwritable too (chmod 555), as its owner.
+      ownerWritable(dir)
       renameSync(at(dir, ".git"), at(dir, aside))
       const shown = join(root, path)
       lines.push(

@@ -22,7 +22,7 @@ const TRIES = 5
  * script's user): `chmod 555 .git` by a script must not keep its `.git/config` from being put
  * back. Root needs none of it; a directory of another user's stays as it is.
  */
-function ownerWritable(dir: number): void {
+export function ownerWritable(dir: number): void {
   try {
     const { mode } = fstatSync(dir)
     if ((mode & 0o700) !== 0o700) fchmodSync(dir, (mode & 0o7777) | 0o700)

@@ -213,6 +213,27 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(readdirSync(join(repo, ".git/hooks")).sort()).toEqual(hooks)
   })
 
+  test.skipIf(process.getuid?.() !== 0 || !Bun.which("setpriv"))("as a normal user, a repository a script adds to the index in a directory it made unwritable (chmod 555) is still quarantined", async () => {
+    const uid = 1_000_000_000 + process.pid
+    chmodSync(root, 0o755)
+    const home = join(root, "nested-home")
+    const repo = join(root, "nested-repo")
+    mkdirSync(home)
+    mkdirSync(repo)
+    Bun.spawnSync(["git", "init", "-q", "."], { cwd: repo })
+    Bun.spawnSync(["chown", "-R", `${uid}:${uid}`, home, repo])
+    const attack = `mkdir sub && git -C sub init -q && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m x && printf '[core]\\n\\tfsmonitor = touch ${join(root, "nested-ran")}\\n' >> sub/.git/config && git add sub 2>/dev/null && chmod 555 sub`
+    const child = Bun.spawn(["setpriv", "--reuid", String(uid), "--regid", String(uid), "--clear-groups", "--", BUN, MAIN, "exec", "-C", repo, "-e", `await bash({ command: ${JSON.stringify(attack)} }); console.log("done")`], {
+      cwd: repo,
+      env: { ...process.env, NO_COLOR: "1", HOME: home, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    })
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited])
+    expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringContaining(`so its .git is now ${join(repo, "sub", ".git.clanka-quarantined")}`) })
+    expect(existsSync(join(repo, "sub", ".git"))).toBe(false)
+  })
+
   test("putting the protected paths back never follows a symlink a script running in the background swaps in: nothing is written outside", async () => {
     const repo = join(root, "race")
     mkdirSync(join(repo, ".clanka"), { recursive: true })
