@@ -12,28 +12,25 @@
  * what is left in this process's cgroups, removes them and exits. Scripts cannot signal it
  * (Landlock scopes signals to the sandbox) and it inherits nothing of theirs.
  */
-import type { ChildProcess } from "node:child_process"
-import { spawnChild } from "../tools/spawn-child.ts"
-
-let watcher: ChildProcess | undefined
+let watcher: Bun.Subprocess | undefined
 
 /** Makes sure a watcher empties this process's cgroups `clanka-<pid>-*` under `parent` when it dies. */
 export function watchCgroups(parent: string): void {
   if (watcher) return
   try {
-    watcher = spawnChild("/bin/sh", ["-c", WATCHER, parent, String(process.pid)], {
+    // In a session of its own (detached): a signal to this process's group does not reach it.
+    watcher = Bun.spawn(["/bin/sh", "-c", WATCHER, parent, String(process.pid)], {
       detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     })
   } catch {
     return
   }
-  watcher.on("error", () => {})
-  watcher.stdin!.on("error", () => {})
   // It waits for this process, not the reverse.
   watcher.unref()
-  ;(watcher.stdin as unknown as { unref?(): void }).unref?.()
 }
 
 // $0: the parent cgroup, $1: this process's pid. Waits for the pipe to close; then, for each of

@@ -17,6 +17,7 @@ import { settlesWithin } from "../util/settles-within.ts"
 import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
 import { watchCgroups } from "./cgroup-watcher.ts"
+import { LANDLOCK_EXEC } from "./landlock-plan.ts"
 
 export const MAX_PROCESSES = 1024
 
@@ -56,6 +57,9 @@ export interface ProcessBound {
 export function inPidsCgroup(argv: string[]): ProcessBound {
   const group = makeCgroup()
   if (!group) return { argv, release: async () => {} }
+  // Under Landlock no pid namespace ends with the sandbox: should this process be killed outright,
+  // a watcher outside empties the cgroup (cgroup-watcher.ts). bwrap's pid namespace does that.
+  if (argv.includes(LANDLOCK_EXEC)) watchCgroups(dirname(group.dir))
   const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
   return {
     argv: ["/bin/sh", "-c", script, group.dir, ...argv],
@@ -221,9 +225,8 @@ function makeCgroup(): Cgroup | undefined {
         for (const group of live) removeCgroup(group)
       })
     }
-    // Live until released, or until this process exits (killed outright: the watcher removes it).
+    // Live until released, or until this process exits.
     live.add(group)
-    watchCgroups(parent.dir)
     return group
   } catch {
     return undefined
