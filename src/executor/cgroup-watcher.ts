@@ -12,11 +12,19 @@
  * what is left in this process's cgroups, removes them and exits. Scripts cannot signal it
  * (Landlock scopes signals to the sandbox) and it inherits nothing of theirs.
  */
+let watching = false
+/** Kept, with the pipe's write end, for as long as this process lives. */
 let watcher: Bun.Subprocess | undefined
 
 /** Makes sure a watcher empties this process's cgroups `clanka-<pid>-*` under `parent` when it dies. */
 export function watchCgroups(parent: string): void {
-  if (watcher) return
+  if (watching) return
+  watching = true
+  // After this tick: the sandbox is spawned first (no script runs before it has answered).
+  setImmediate(() => spawnWatcher(parent))
+}
+
+function spawnWatcher(parent: string): void {
   try {
     // In a session of its own (detached): a signal to this process's group does not reach it.
     watcher = Bun.spawn(["/bin/sh", "-c", WATCHER, parent, String(process.pid)], {

@@ -11,7 +11,7 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { stateDirectory } from "../session/store.ts"
+import { stateDirectory } from "../util/home.ts"
 
 interface Holder {
   pid: number

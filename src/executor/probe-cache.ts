@@ -7,7 +7,7 @@
  */
 import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { stateDirectory } from "../session/store.ts"
+import { stateDirectory } from "../util/home.ts"
 import { SHELL_VERSION } from "./shell-version.ts"
 
 type Probes = Record<string, { key: string; value: string }>

@@ -9,17 +9,11 @@ import { basename, join } from "node:path"
 import { UsageError } from "../errors.ts"
 import { envFlag } from "../util/env-flag.ts"
 import { isHeader, isPid, isTotals, parseLine, type SessionHeader, type SessionTotals } from "./transcript.ts"
-import { homeDirectory } from "../util/home.ts"
+import { stateDirectory } from "../util/home.ts"
+
+export { stateDirectory }
 
 export type Env = Record<string, string | undefined>
-
-/** clanka's state (sessions, trusted projects): `$CLANKA_HOME`, else `$XDG_STATE_HOME/clanka`, else `~/.local/state/clanka`. */
-export function stateDirectory(env: Env = process.env): string {
-  if (env.CLANKA_HOME) return env.CLANKA_HOME
-  // A relative XDG path is invalid by the XDG spec and ignored, as for the search index's cache.
-  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(homeDirectory(env), ".local", "state")
-  return join(state, "clanka")
-}
 
 export function sessionsDirectory(env: Env = process.env): string {
   return join(stateDirectory(env), "sessions")

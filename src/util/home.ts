@@ -13,3 +13,13 @@ export function homeDirectory(env: Record<string, string | undefined> = process.
 export function cacheDirectory(env: Record<string, string | undefined> = process.env): string {
   return env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homeDirectory(env), ".cache")
 }
+
+/**
+ * clanka's state directory (sessions, trust, probes): `$CLANKA_HOME`, else `$XDG_STATE_HOME/clanka`
+ * when that is absolute (a relative one is invalid by the XDG spec), else `~/.local/state/clanka`.
+ */
+export function stateDirectory(env: Record<string, string | undefined> = process.env): string {
+  if (env.CLANKA_HOME) return env.CLANKA_HOME
+  const state = env.XDG_STATE_HOME?.startsWith("/") ? env.XDG_STATE_HOME : join(homeDirectory(env), ".local", "state")
+  return join(state, "clanka")
+}
