@@ -3,6 +3,7 @@ import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
 import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
+import { nearest } from "./nearest.ts"
 import { commands } from "./commands.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { streamsMade, useStreams } from "./streams.ts"
@@ -104,6 +105,8 @@ function startsSandbox(name: string, args: Record<string, unknown>): boolean {
 }
 
 function unknownCommand(name: string): UsageError {
+  const meant = nearest(name, Object.keys(commands))
+  if (meant !== undefined) return new UsageError(`unknown command "${name}"; did you mean ${meant}? (clanka --help lists the commands)`)
   return new UsageError(`unknown command "${name}"; commands: ${Object.keys(commands).join(", ")} (clanka --help)`)
 }
 

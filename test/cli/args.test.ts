@@ -44,10 +44,10 @@ describe("positional words", () => {
 
 describe("flag values", () => {
   test("a flag at the end, or followed by another flag, needs a value", async () => {
-    expect(await clanka(["run", "--model"])).toEqual(usage("--model needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "--ssh", "-e", "console.log(1)"])).toEqual(usage("--ssh needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "-e"])).toEqual(usage("-e needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "-C", "--timeout", "1", "-e", "1"])).toEqual(usage("-C needs a value (see clanka --help)"))
+    expect(await clanka(["run", "--model"])).toEqual(usage("--model needs a value (see clanka run --help)"))
+    expect(await clanka(["exec", "--ssh", "-e", "console.log(1)"])).toEqual(usage("--ssh needs a value (see clanka exec --help)"))
+    expect(await clanka(["exec", "-e"])).toEqual(usage("-e needs a value (see clanka exec --help)"))
+    expect(await clanka(["exec", "-C", "--timeout", "1", "-e", "1"])).toEqual(usage("-C needs a value (see clanka exec --help)"))
   })
 
   test("a flag given twice is refused", async () => {
@@ -88,6 +88,22 @@ describe("help and version", () => {
     }
     expect((await clanka(["--version", "--version"])).stdout).toStartWith("clanka ")
     expect(await clanka(["--verbose"])).toEqual(usage(`unknown option "--verbose" (see clanka --help)`))
+  })
+})
+
+describe("typos", () => {
+  test("a mistyped flag is named with the flag meant and the command's own help", async () => {
+    expect(await clanka(["run", "--modle", "x", "hi"])).toEqual(usage(`unknown option "--modle"; did you mean --model? (see clanka run --help)`))
+    expect(await clanka(["exec", "--tiemout=3", "-e", "1"])).toEqual(usage(`unknown option "--tiemout=3"; did you mean --timeout? (see clanka exec --help)`))
+    expect(await clanka(["sessions", "--al"])).toEqual(usage(`unknown option "--al"; did you mean --all? (see clanka sessions --help)`))
+    // Nothing close: no guess, still the command's help.
+    expect(await clanka(["run", "--frobnicate", "hi"])).toEqual(usage(`unknown option "--frobnicate" (see clanka run --help)`))
+    expect(await clanka(["run", "-x", "hi"])).toEqual(usage(`unknown option "-x" (see clanka run --help)`))
+  })
+
+  test("a mistyped command is named with the command meant", async () => {
+    expect(await clanka(["exce", "-e", "1"])).toEqual(usage(`unknown command "exce"; did you mean exec? (clanka --help lists the commands)`))
+    expect(await clanka(["help", "sesions"])).toEqual(usage(`unknown command "sesions"; did you mean sessions? (clanka --help lists the commands)`))
   })
 })
 
@@ -149,6 +165,6 @@ test("a missing required argument is exit 2 with one line", async () => {
 test("clanka run --json ends with an AgentError line for usage errors too", async () => {
   const result = await clanka(["run", "--json", "--bogus", "hi"])
   expect(result.code).toBe(2)
-  expect(result.stdout).toBe(`{"_tag":"AgentError","message":"unknown option \\"--bogus\\" (see clanka --help)","exitCode":2}\n`)
-  expect(result.stderr).toBe('clanka: unknown option "--bogus" (see clanka --help)\n')
+  expect(result.stdout).toBe(`{"_tag":"AgentError","message":"unknown option \\"--bogus\\" (see clanka run --help)","exitCode":2}\n`)
+  expect(result.stderr).toBe('clanka: unknown option "--bogus" (see clanka run --help)\n')
 })
