@@ -90,7 +90,7 @@ function flagEntries(rows: string[]): Array<{ flag: string; text: string }> {
   return entries
 }
 
-for (const cols of [80, 120]) {
+for (const cols of [60, 80, 120]) {
   test(`clanka help run on a ${cols}-column terminal: every line fits, rows wrap under their column, one default per flag`, async () => {
     const help = await onTerminal(["help", "run"], cols)
     expect(help).toEqual(await onTerminal(["run", "--help"], cols))
