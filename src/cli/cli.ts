@@ -114,9 +114,18 @@ function unknownCommand(name: string): UsageError {
 async function printHelp(name?: string): Promise<void> {
   const [{ commandHelp, topLevelHelp }, { stdoutTerminal }] = await Promise.all([import("./help.ts"), import("./terminal.ts")])
   const terminal = stdoutTerminal()
-  const style = { width: terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
+  const style = { width: columnsVariable() ?? terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
   // console.log ends the line itself.
   console.log((name === undefined ? topLevelHelp(style) : commandHelp(name, style)).replace(/\n$/, ""))
+}
+
+/**
+ * COLUMNS, when it is a whole number above zero: the width the user asks for, as POSIX has it
+ * (`COLUMNS=60 clanka help | less`); it wins over the terminal's own width.
+ */
+function columnsVariable(): number | undefined {
+  const value = process.env.COLUMNS?.trim() ?? ""
+  return /^[1-9]\d{0,4}$/.test(value) ? Number(value) : undefined
 }
 
 function wantsNdjson(args: string[]): boolean {

@@ -10,7 +10,7 @@ import { type Block, runSections, type Section, topLevelSections } from "./help-
 import { conversationKeys } from "./slash-commands.ts"
 
 export interface HelpStyle {
-  /** Columns to fit; 80 when the terminal's width is unknown or stdout is not a terminal. */
+  /** Columns to fit: $COLUMNS, else the terminal's; 80 when neither is known (stdout is not a terminal). */
   width: number
   /** Bold headings (a terminal without NO_COLOR). */
   color: boolean
