@@ -34,6 +34,7 @@ test("the top-level help lists --version, the environment variables and the exit
     "CLANKA_SCRIPT_MEMORY_MB",
     "CLANKA_SEARCH_ENGINE",
     "NO_COLOR",
+    "COLUMNS",
     "CLANKA_DEBUG=1",
   ]
   for (const name of variables) expect(lines.some((line) => line.startsWith(`  ${name} `))).toBe(true)
