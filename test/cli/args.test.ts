@@ -117,6 +117,16 @@ describe("-C DIR", () => {
     expect(await clanka(["exec", "-C", file, "-e", "console.log(1)"])).toEqual(usage(`-C ${file}: not a directory`))
   })
 
+  test("config, skills and tools, which start no executor, check -C the same way", async () => {
+    const missing = join(dir, "nope")
+    for (const command of ["config", "skills", "tools"]) {
+      expect({ command, ...(await clanka([command, "-C", missing])) }).toEqual({ command, ...usage(`-C ${missing}: no such directory`) })
+    }
+    const file = join(dir, "file.txt")
+    await Bun.write(file, "x")
+    expect(await clanka(["config", "-C", file])).toEqual(usage(`-C ${file}: not a directory`))
+  })
+
   test("clanka run --json -C missing: no model call, AgentError last, exit 2", async () => {
     const env = await finishing()
     const missing = join(dir, "nope")
