@@ -33,6 +33,14 @@ describe("positional words", () => {
     expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ prompt: "from stdin" })
   })
 
+  test("run - with more words is refused: the words would be the prompt and stdin dropped", async () => {
+    const env = await finishing()
+    const result = await clanka(["run", "--json", "-C", dir, "-", "review", "this"], { env, stdin: "the diff\n" })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`clanka: "-" reads the whole prompt from stdin; give no other words with it (put "review this" into stdin too)\n`)
+    expect(server!.requests).toHaveLength(0)
+  })
+
   test("other commands reject a word they do not take, naming it", async () => {
     expect(await clanka(["exec", "-C", dir, "a.js", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
     expect(await clanka(["exec", "a.js", "--", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
