@@ -133,6 +133,7 @@ function isFlag(arg: string, flags: Map<string, Flag>): boolean {
 
 /** `--modle` → `unknown option "--modle"; did you mean --model?`, naming the command's help. */
 function unknown(arg: string, see: string, flags: Map<string, Flag>): UsageError {
+  if (arg === "--version" || arg === "-v") return new UsageError(`${arg} goes before the command: clanka ${arg}`)
   const long = arg.startsWith("--") ? nearest(arg.slice(2).split("=")[0]!, [...flags.keys()].filter((name) => name.length > 1)) : undefined
   return new UsageError(`unknown option "${arg}"${long === undefined ? "" : `; did you mean --${long}?`} ${see}`)
 }

@@ -54,6 +54,14 @@ export async function runCli(argv: string[]): Promise<number> {
     // Only global flags before the command: help wins over the version.
     if (argv.length === 0 || argv[0]!.startsWith("-")) {
       const unknown = argv.find((arg) => !["--help", "-h", "--version", "-v"].includes(arg))
+      if (unknown !== undefined && commands[unknown]) {
+        // `clanka --help run`, as git and others take it: the help of run.
+        if (argv.includes("--help") || argv.includes("-h")) {
+          await printHelp(unknown)
+          return ExitCode.ok
+        }
+        throw new UsageError(`--version takes no command: clanka --version`)
+      }
       if (unknown !== undefined) {
         throw new UsageError(`${unknown.startsWith("-") ? "unknown option" : "unknown command"} "${unknown}" (see clanka --help)`)
       }
@@ -105,6 +113,7 @@ function startsSandbox(name: string, args: Record<string, unknown>): boolean {
 }
 
 function unknownCommand(name: string): UsageError {
+  if (name === "version") return new UsageError(`unknown command "version"; clanka --version prints the version`)
   const meant = nearest(name, Object.keys(commands))
   if (meant !== undefined) return new UsageError(`unknown command "${name}"; did you mean ${meant}? (clanka --help lists the commands)`)
   return new UsageError(`unknown command "${name}"; commands: ${Object.keys(commands).join(", ")} (clanka --help)`)

@@ -13,8 +13,8 @@ export function nearest(word: string, known: Iterable<string>): string | undefin
       bestDistance = distance
     }
   }
-  // One edit in a short word, two in a longer one: "--ab" is not taken for "--cd".
-  const allowed = word.length <= 4 ? 1 : 2
+  // One edit, two in a long word: "--version" is not taken for "--session".
+  const allowed = word.length >= 8 ? 2 : 1
   return bestDistance <= allowed ? best : undefined
 }
 

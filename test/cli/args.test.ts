@@ -109,6 +109,16 @@ describe("typos", () => {
     expect(await clanka(["run", "-x", "hi"])).toEqual(usage(`unknown option "-x" (see clanka run --help)`))
   })
 
+  test("clanka --help COMMAND is the command's help; --version is not taken for a command's flag", async () => {
+    const help = await clanka(["help", "run"])
+    expect(await clanka(["--help", "run"])).toEqual(help)
+    expect(await clanka(["-h", "run"])).toEqual(help)
+    expect(await clanka(["--version", "run"])).toEqual(usage("--version takes no command: clanka --version"))
+    expect(await clanka(["run", "--version"])).toEqual(usage("--version goes before the command: clanka --version"))
+    expect(await clanka(["version"])).toEqual(usage(`unknown command "version"; clanka --version prints the version`))
+    expect(await clanka(["--help", "nope"])).toEqual(usage(`unknown command "nope" (see clanka --help)`))
+  })
+
   test("a mistyped command is named with the command meant", async () => {
     expect(await clanka(["exce", "-e", "1"])).toEqual(usage(`unknown command "exce"; did you mean exec? (clanka --help lists the commands)`))
     expect(await clanka(["help", "sesions"])).toEqual(usage(`unknown command "sesions"; did you mean sessions? (clanka --help lists the commands)`))
