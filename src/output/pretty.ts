@@ -185,7 +185,7 @@ export function prettyFormatter(out: Sink & { columns?: number }, options: Prett
         const shown = lines.slice(skip, Math.max(skip, maxLines))
         for (const line of shown) write(`${lead}${c.dim("  ")}${clipLine(line)}\n`)
         const more = lines.length - skip - shown.length
-        if (more > 0) write(`${lead}${c.dim(`  … ${more} more lines`)}\n`)
+        if (more > 0) write(`${lead}${c.dim(`  … ${more} more line${more === 1 ? "" : "s"}`)}\n`)
         // The turn's next script starts now.
         if (left > 0) live?.start(tag, lead)
         return
