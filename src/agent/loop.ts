@@ -101,7 +101,7 @@ export async function runLoop(shared: LoopShared, run: LoopRun): Promise<LoopRes
     }
     checkBudget(shared)
     if (shared.maxTurns !== undefined && turns >= shared.maxTurns) {
-      throw new RunError(`stopped after ${turns} model turns (--max-turns ${shared.maxTurns}) before the task was complete`)
+      throw new RunError(`stopped after ${turns} model turn${turns === 1 ? "" : "s"} (--max-turns ${shared.maxTurns}) before the task was complete`)
     }
     if (!compactedForLength && estimateTokens(run.system, run.messages, run.anchor) > run.compactAt) {
       await compactRun(shared, run)

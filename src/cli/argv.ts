@@ -7,6 +7,7 @@
  * loaded at run time (its parser, over node:util, cost 2–3 ms of each start).
  */
 import { UsageError } from "../errors.ts"
+import { nearest } from "./nearest.ts"
 
 interface Flag {
   /** The name citty knows the flag by; aliases and `no-` forms map to it. */
@@ -49,6 +50,8 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words
   const values: Record<string, unknown> = {}
   for (const [name, def] of Object.entries(argsDef)) if (def.type !== "positional" && def.default !== undefined) values[name] = def.default
   const repeats = new Map<string, string[]>()
+  // The command's own help lists its flags; clanka --help lists none of them.
+  const see = words ? `(see clanka ${words.command} --help)` : "(see clanka --help)"
   const takeValue = (spelling: string, flag: Flag, value: string | undefined, next: () => string | undefined) => {
     if (flag.type !== "string") return
     if (given.has(flag.main) && !flag.repeatable) throw new UsageError(`${spelling} was given twice; give it once`)
@@ -56,7 +59,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words
     if (value === undefined) {
       value = next()
       if (value === undefined || isFlag(value, flags)) {
-        throw new UsageError(`${spelling} needs a value (see clanka --help)`)
+        throw new UsageError(`${spelling} needs a value ${see}`)
       }
     }
     if (flag.repeatable) repeats.set(flag.main, [...(repeats.get(flag.main) ?? []), value])
@@ -77,7 +80,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words
       const eq = arg.indexOf("=")
       const name = arg.slice(2, eq === -1 ? undefined : eq)
       const flag = flags.get(name)
-      if (!flag) throw unknown(arg)
+      if (!flag) throw unknown(arg, see, flags)
       const value = eq === -1 ? undefined : arg.slice(eq + 1)
       // `--no-name` turns a boolean off; `--name=false` too.
       if (flag.type === "boolean") values[flag.main] = name !== flag.main && name.startsWith("no-") ? false : value !== "false"
@@ -87,7 +90,7 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words
     // A cluster of short flags; a string flag takes the rest of the word, or the next word.
     for (let c = 1; c < arg.length; c++) {
       const flag = flags.get(arg[c]!)
-      if (!flag) throw unknown(arg)
+      if (!flag) throw unknown(arg, see, flags)
       if (flag.type === "string") {
         takeValue(`-${arg[c]}`, flag, c + 1 < arg.length ? arg.slice(c + 1) : undefined, next)
         break
@@ -98,7 +101,6 @@ export function checkArgs(rawArgs: string[], argsDef: Record<string, any>, words
   for (const [name, given] of repeats) values[name] = given.join(REPEAT_SEPARATOR)
   const declared = Object.entries(argsDef).filter(([, def]) => def.type === "positional")
   if (words) {
-    const see = `(see clanka ${words.command} --help)`
     if (!words.joinsWords && positionals.length > declared.length) throw new UsageError(`unexpected argument "${positionals[declared.length]}" ${see}`)
     const missing = declared.find(([, def], index) => def.required && positionals[index] === undefined)
     if (missing) throw new UsageError(`missing ${missing[1].valueHint ?? missing[0]} ${see}`)
@@ -129,6 +131,9 @@ function isFlag(arg: string, flags: Map<string, Flag>): boolean {
   return arg.length > 1 && arg.startsWith("-") && flags.has(arg[1]!)
 }
 
-function unknown(arg: string): UsageError {
-  return new UsageError(`unknown option "${arg}" (see clanka --help)`)
+/** `--modle` → `unknown option "--modle"; did you mean --model?`, naming the command's help. */
+function unknown(arg: string, see: string, flags: Map<string, Flag>): UsageError {
+  if (arg === "--version" || arg === "-v") return new UsageError(`${arg} goes before the command: clanka ${arg}`)
+  const long = arg.startsWith("--") ? nearest(arg.slice(2).split("=")[0]!, [...flags.keys()].filter((name) => name.length > 1)) : undefined
+  return new UsageError(`unknown option "${arg}"${long === undefined ? "" : `; did you mean --${long}?`} ${see}`)
 }

@@ -3,6 +3,7 @@ import { ClankaError, ExitCode, UsageError } from "../errors.ts"
 import { VERSION } from "../version.ts"
 import { visible } from "../output/visible.ts"
 import { checkArgs } from "./argv.ts"
+import { nearest } from "./nearest.ts"
 import { commands } from "./commands.ts"
 import { errorMessage } from "../util/error-message.ts"
 import { streamsMade, useStreams } from "./streams.ts"
@@ -53,6 +54,14 @@ export async function runCli(argv: string[]): Promise<number> {
     // Only global flags before the command: help wins over the version.
     if (argv.length === 0 || argv[0]!.startsWith("-")) {
       const unknown = argv.find((arg) => !["--help", "-h", "--version", "-v"].includes(arg))
+      if (unknown !== undefined && commands[unknown]) {
+        // `clanka --help run`, as git and others take it: the help of run.
+        if (argv.includes("--help") || argv.includes("-h")) {
+          await printHelp(unknown)
+          return ExitCode.ok
+        }
+        throw new UsageError(`--version takes no command: clanka --version`)
+      }
       if (unknown !== undefined) {
         throw new UsageError(`${unknown.startsWith("-") ? "unknown option" : "unknown command"} "${unknown}" (see clanka --help)`)
       }
@@ -104,6 +113,9 @@ function startsSandbox(name: string, args: Record<string, unknown>): boolean {
 }
 
 function unknownCommand(name: string): UsageError {
+  if (name === "version") return new UsageError(`unknown command "version"; clanka --version prints the version`)
+  const meant = nearest(name, Object.keys(commands))
+  if (meant !== undefined) return new UsageError(`unknown command "${name}"; did you mean ${meant}? (clanka --help lists the commands)`)
   return new UsageError(`unknown command "${name}"; commands: ${Object.keys(commands).join(", ")} (clanka --help)`)
 }
 
@@ -111,9 +123,18 @@ function unknownCommand(name: string): UsageError {
 async function printHelp(name?: string): Promise<void> {
   const [{ commandHelp, topLevelHelp }, { stdoutTerminal }] = await Promise.all([import("./help.ts"), import("./terminal.ts")])
   const terminal = stdoutTerminal()
-  const style = { width: terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
+  const style = { width: columnsVariable() ?? terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
   // console.log ends the line itself.
   console.log((name === undefined ? topLevelHelp(style) : commandHelp(name, style)).replace(/\n$/, ""))
+}
+
+/**
+ * COLUMNS, when it is a whole number above zero: the width the user asks for, as POSIX has it
+ * (`COLUMNS=60 clanka help | less`); it wins over the terminal's own width.
+ */
+function columnsVariable(): number | undefined {
+  const value = process.env.COLUMNS?.trim() ?? ""
+  return /^[1-9]\d{0,4}$/.test(value) ? Number(value) : undefined
 }
 
 function wantsNdjson(args: string[]): boolean {

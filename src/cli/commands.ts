@@ -53,7 +53,7 @@ export const executorArgs = {
   upload: {
     type: "boolean",
     default: true,
-    description: "copy this clanka to an --ssh host that lacks it (into ~/.cache/clanka/bin there)",
+    description: "copy this clanka to an --ssh host that lacks it, into ~/.cache/clanka/bin there",
     negativeDescription: "never copy clanka to the host: a host without it is exit 3",
   },
   ...(sandboxArgs as unknown as ArgsDef),
@@ -139,7 +139,7 @@ export const tools = {
 export const skills = {
   meta: { name: "skills", description: "List the skills the model is offered: the project's (.agents/skills, .claude/skills) and the user's" },
   args: {
-    ...executorArgs,
+    ...oneExecutorArgs,
     json: { type: "boolean", description: "one JSON object per line: name, description, path, scope" },
   },
 } as const

@@ -1,4 +1,5 @@
 import { defineCommand } from "./define-command.ts"
+import { checkDirectory } from "../util/check-directory.ts"
 import { config as spec } from "./commands.ts"
 import { loadConfig, userConfigPath } from "../config/load.ts"
 import { trustProjectFromEnv } from "../config/trust-key.ts"
@@ -8,6 +9,7 @@ import { skippedServerLines } from "./config-notices.ts"
 export default defineCommand({
   ...spec,
   async run({ args }) {
+    if (args.directory !== undefined) await checkDirectory(args.directory)
     const loaded = loadConfig(args.directory ?? ".", { trustProject: args["trust-project"] === true || trustProjectFromEnv() })
     for (const line of skippedServerLines(loaded)) process.stderr.write(`clanka: ${line}\n`)
     // CLANKA_MODEL beats the files (an environment variable is a choice made for this shell);

@@ -157,6 +157,7 @@ export const topLevelSections: Section[] = [
           ["CLANKA_NO_SESSION=1", "do not save runs"],
           ["CLANKA_QUEUE_LOCK_MS", "how long a worker's hold on a queued task lasts unrenewed (default 10000); a lost worker's task moves on within about 1.5 times that"],
           ["NO_COLOR", "no colours"],
+          ["COLUMNS", "the width of the help (default: the terminal's, else 80)"],
           ["CLANKA_DEBUG=1", "add the stack trace to an error"],
         ],
       },

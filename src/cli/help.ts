@@ -10,7 +10,7 @@ import { type Block, runSections, type Section, topLevelSections } from "./help-
 import { conversationKeys } from "./slash-commands.ts"
 
 export interface HelpStyle {
-  /** Columns to fit; 80 when the terminal's width is unknown or stdout is not a terminal. */
+  /** Columns to fit: $COLUMNS, else the terminal's; 80 when neither is known (stdout is not a terminal). */
   width: number
   /** Bold headings (a terminal without NO_COLOR). */
   color: boolean
@@ -85,7 +85,8 @@ function render(head: string[], sections: Section[], style: HelpStyle): string {
   let out = ""
   for (const line of head) out += line ? wrap(line, width).join("\n") + "\n" : "\n"
   for (const section of sections) {
-    out += "\n" + (style.color ? `\x1b[1m${section.title}\x1b[22m` : section.title) + "\n"
+    // A heading wraps too: "CONVERSATION (no prompt on a terminal: …)" is longer than 60 columns.
+    for (const [index, line] of wrap(section.title, width).entries()) out += (index === 0 ? "\n" : "") + (style.color ? `\x1b[1m${line}\x1b[22m` : line) + "\n"
     for (const block of section.blocks) out += "\n" + renderBlock(block, width).join("\n") + "\n"
   }
   return out

@@ -23,6 +23,10 @@ export default defineCommand({
     const { config, sources, directory } = projectConfig(args)
     // `clanka run fix the bug` is `clanka run "fix the bug"`.
     const words: string[] = args._ ?? []
+    // `git diff | clanka run - review this` would send the model "- review this" and drop stdin.
+    if (words[0] === "-" && words.length > 1) {
+      throw new UsageError(`"-" reads the whole prompt from stdin; give no other words with it (put "${words.slice(1).join(" ")}" into stdin too)`)
+    }
     const input = ndjsonInput(args.input, words.length > 0 ? words.join(" ") : undefined, args.output ?? (args.json ? "ndjson" : undefined))
     // Without --output, stdout decides once the executor has started (run-agent.ts).
     const format = input ? "ndjson" : askedOutputFormat(args.output ?? (args.json ? undefined : config.output), args.json)

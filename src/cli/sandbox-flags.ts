@@ -14,11 +14,14 @@ export function tmpSize(value: string | undefined): number | undefined {
   return bytes
 }
 
-/** The --sandbox value; `fallback` when absent. */
+/**
+ * The --sandbox value; `fallback` when absent. `auto` is what the agent passes a remote
+ * `clanka executor` when no mode was chosen; the error names only the modes the help lists.
+ */
 export function sandboxRequest(value: string | undefined, fallback: SandboxRequest): SandboxRequest {
   if (value === undefined) return fallback
   if ((SandboxModes as readonly string[]).includes(value) || value === "auto") return value as SandboxRequest
-  throw new UsageError(`--sandbox takes ${SandboxModes.join(", ")} or auto, got "${value}"`)
+  throw new UsageError(`--sandbox takes ${SandboxModes.slice(0, -1).join(", ")} or ${SandboxModes.at(-1)}, got "${value}"`)
 }
 
 /**

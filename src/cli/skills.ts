@@ -11,6 +11,7 @@ import { loadUserContext } from "../agent/user-context.ts"
 import { displayPath, findSkills, projectSkillRoots } from "../skills/discover.ts"
 import { visible } from "../output/visible.ts"
 import { openExecutor } from "./executor-flags.ts"
+import { checkDirectory } from "../util/check-directory.ts"
 
 interface Listed extends SkillSummary {
   scope: "project" | "user"
@@ -20,6 +21,7 @@ export default defineCommand({
   ...spec,
   async run({ args }) {
     const local = args.ssh === undefined && args.executor === undefined
+    if (local && args.directory !== undefined) await checkDirectory(args.directory)
     const directory = resolve(local ? (args.directory ?? ".") : ".")
     const [project, user] = await Promise.all([local ? localSkills(directory) : executorSkills(args), loadUserContext()])
     for (const line of [...project.warnings, ...(user?.warnings ?? [])]) process.stderr.write(`clanka: ${visible(line)}\n`)

@@ -30,13 +30,15 @@ export default defineCommand({
       // The executor validates: its own tools decide, wherever it runs.
       if (error instanceof UnknownToolError) throw new UsageError(error.message)
       if (error instanceof InvalidParamsError) {
-        if (params.bare) throw new UsageError(`parameters must be JSON, got: ${shorten(String(params.value))}`)
-        if (params.value === undefined) {
-          // Worded from the executor's own declaration of the tool, wherever it runs.
-          const type = args.name.startsWith("mcp.")
+        // Worded from the executor's own declaration of the tool, wherever it runs.
+        const type = async () =>
+          args.name.startsWith("mcp.")
             ? mcpParams(String(await executor.executeUnsafe("mcp.describe", args.name).catch(() => "")))
             : declaredParams((await executor.capabilities()).toolsDts, args.name)
-          throw new UsageError(`${args.name}: missing PARAMS: JSON of type ${type} (or - to read them from stdin)`)
+        // `clanka tool readFile a.txt`: only a tool whose parameter is one string takes it bare.
+        if (params.bare) throw new UsageError(`${args.name}: PARAMS must be JSON of type ${await type()}, got: ${shorten(String(params.value))}`)
+        if (params.value === undefined) {
+          throw new UsageError(`${args.name}: missing PARAMS: JSON of type ${await type()} (or - to read them from stdin)`)
         }
         throw new UsageError(error.message)
       }

@@ -2,6 +2,7 @@
  * `clanka trust [DIR]` trusts a project's clanka.json and .mcp.json as they are now;
  * `clanka trust --list` shows the trusted projects, `clanka trust --remove DIR` forgets one.
  */
+import { statSync } from "node:fs"
 import { defineCommand } from "./define-command.ts"
 import { trust as spec } from "./commands.ts"
 import { ExitCode, UsageError } from "../errors.ts"
@@ -27,7 +28,12 @@ export default defineCommand({
       process.stdout.write(`no longer trusted: ${visible(directory)}\n`)
       return ExitCode.ok
     }
-    const { directory, files } = trustProject(words[0] ?? ".")
+    // A mistyped DIR would otherwise be trusted, and what the user meant stay untrusted unnoticed.
+    const given = words[0] ?? "."
+    const kind = statSync(given, { throwIfNoEntry: false })
+    if (!kind) throw new UsageError(`${visible(given)}: no such directory`)
+    if (!kind.isDirectory()) throw new UsageError(`${visible(given)} is not a directory; clanka trust takes a project's directory`)
+    const { directory, files } = trustProject(given)
     process.stdout.write(
       files.length === 0
         ? `trusted ${visible(directory)}: it has no clanka.json or .mcp.json yet (one created later needs clanka trust again)\n`

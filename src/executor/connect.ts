@@ -3,7 +3,7 @@
  * command speaking the protocol (`--executor CMD`), or clanka on another machine (`--ssh`).
  */
 import { realpathSync } from "node:fs"
-import { stat } from "node:fs/promises"
+import { checkDirectory } from "../util/check-directory.ts"
 import { resolve } from "node:path"
 import type { Capabilities, CapabilitiesRequest, Executor, SandboxPolicy } from "../contract.ts"
 import { ExecutorLostError, UsageError } from "../errors.ts"
@@ -227,9 +227,3 @@ export function maxScriptsFlag(options: ConnectOptions): string[] {
   return options.maxScripts === undefined ? [] : ["--max-scripts", String(options.maxScripts)]
 }
 
-/** A mistyped -C must stop before anything runs (or a model is paid for), not when a tool fails. */
-async function checkDirectory(directory: string): Promise<void> {
-  const info = await stat(directory).catch(() => undefined)
-  if (!info) throw new UsageError(`-C ${directory}: no such directory`)
-  if (!info.isDirectory()) throw new UsageError(`-C ${directory}: not a directory`)
-}

@@ -185,7 +185,7 @@ export function prettyFormatter(out: Sink & { columns?: number }, options: Prett
         const shown = lines.slice(skip, Math.max(skip, maxLines))
         for (const line of shown) write(`${lead}${c.dim("  ")}${clipLine(line)}\n`)
         const more = lines.length - skip - shown.length
-        if (more > 0) write(`${lead}${c.dim(`  … ${more} more lines`)}\n`)
+        if (more > 0) write(`${lead}${c.dim(`  … ${more} more line${more === 1 ? "" : "s"}`)}\n`)
         // The turn's next script starts now.
         if (left > 0) live?.start(tag, lead)
         return
@@ -220,7 +220,7 @@ export function prettyFormatter(out: Sink & { columns?: number }, options: Prett
   const print = (event: AgentEvent) => {
     switch (event._tag) {
       case "AgentStart":
-        write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}${sandboxNote(event.sandbox)}`)) + "\n")
+        write(c.dim(visible(`● ${event.provider}/${event.model} in ${event.directory}${sandboxNote(event.sandbox)}${sessionNote(event)}`)) + "\n")
         return
       case "SubagentStart":
         newline()
@@ -279,6 +279,16 @@ function sandboxNote(sandbox: { mode: string; network: boolean; backend?: string
   if (!sandbox) return ""
   if (sandbox.mode === "off") return " (no sandbox)"
   return ` (sandbox: ${sandbox.mode}${sandbox.network ? ", network" : ", no network"}${sandbox.backend === "landlock" ? ", Landlock" : ""})`
+}
+
+/**
+ * ` · goes on from session 1a2b3c4d` after --resume or --continue, ` · forked from session …` after
+ * --fork: which saved session a run took up is otherwise shown nowhere but in --json.
+ */
+function sessionNote(event: { sessionId?: string; resumedFrom?: string | null }): string {
+  if (!event.resumedFrom) return ""
+  const short = event.resumedFrom.slice(0, 8)
+  return event.resumedFrom === event.sessionId ? ` · goes on from session ${short}` : ` · forked from session ${short}`
 }
 
 function firstLine(text: string): string {

@@ -101,7 +101,7 @@ test("a task's dir, model and maxTurns reach its run", async () => {
   // The task's model and maxTurns win over the batch's.
   const result = await clanka(["batch", file, "-C", root, "--model", "anthropic/claude-sonnet-4-5", "--max-turns", "5"], { env })
   expect(result.code).toBe(1)
-  expect(lines(result.stdout)[0]).toMatchObject({ id: "turns", exitCode: 1, turns: 1, error: "stopped after 1 model turns (--max-turns 1) before the task was complete" })
+  expect(lines(result.stdout)[0]).toMatchObject({ id: "turns", exitCode: 1, turns: 1, error: "stopped after 1 model turn (--max-turns 1) before the task was complete" })
   // -C is the base of a relative dir: the run's directory is root/other.
   expect(server!.requests[0]!.system).toContain(other)
   expect(server!.requests[0]!.body.model).toBe("claude-haiku-4-5")

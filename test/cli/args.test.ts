@@ -33,6 +33,14 @@ describe("positional words", () => {
     expect(JSON.parse(result.stdout.split("\n")[0]!)).toMatchObject({ prompt: "from stdin" })
   })
 
+  test("run - with more words is refused: the words would be the prompt and stdin dropped", async () => {
+    const env = await finishing()
+    const result = await clanka(["run", "--json", "-C", dir, "-", "review", "this"], { env, stdin: "the diff\n" })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`clanka: "-" reads the whole prompt from stdin; give no other words with it (put "review this" into stdin too)\n`)
+    expect(server!.requests).toHaveLength(0)
+  })
+
   test("other commands reject a word they do not take, naming it", async () => {
     expect(await clanka(["exec", "-C", dir, "a.js", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
     expect(await clanka(["exec", "a.js", "--", "b.js"])).toEqual(usage(`unexpected argument "b.js" (see clanka exec --help)`))
@@ -44,10 +52,10 @@ describe("positional words", () => {
 
 describe("flag values", () => {
   test("a flag at the end, or followed by another flag, needs a value", async () => {
-    expect(await clanka(["run", "--model"])).toEqual(usage("--model needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "--ssh", "-e", "console.log(1)"])).toEqual(usage("--ssh needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "-e"])).toEqual(usage("-e needs a value (see clanka --help)"))
-    expect(await clanka(["exec", "-C", "--timeout", "1", "-e", "1"])).toEqual(usage("-C needs a value (see clanka --help)"))
+    expect(await clanka(["run", "--model"])).toEqual(usage("--model needs a value (see clanka run --help)"))
+    expect(await clanka(["exec", "--ssh", "-e", "console.log(1)"])).toEqual(usage("--ssh needs a value (see clanka exec --help)"))
+    expect(await clanka(["exec", "-e"])).toEqual(usage("-e needs a value (see clanka exec --help)"))
+    expect(await clanka(["exec", "-C", "--timeout", "1", "-e", "1"])).toEqual(usage("-C needs a value (see clanka exec --help)"))
   })
 
   test("a flag given twice is refused", async () => {
@@ -91,6 +99,32 @@ describe("help and version", () => {
   })
 })
 
+describe("typos", () => {
+  test("a mistyped flag is named with the flag meant and the command's own help", async () => {
+    expect(await clanka(["run", "--modle", "x", "hi"])).toEqual(usage(`unknown option "--modle"; did you mean --model? (see clanka run --help)`))
+    expect(await clanka(["exec", "--tiemout=3", "-e", "1"])).toEqual(usage(`unknown option "--tiemout=3"; did you mean --timeout? (see clanka exec --help)`))
+    expect(await clanka(["sessions", "--al"])).toEqual(usage(`unknown option "--al"; did you mean --all? (see clanka sessions --help)`))
+    // Nothing close: no guess, still the command's help.
+    expect(await clanka(["run", "--frobnicate", "hi"])).toEqual(usage(`unknown option "--frobnicate" (see clanka run --help)`))
+    expect(await clanka(["run", "-x", "hi"])).toEqual(usage(`unknown option "-x" (see clanka run --help)`))
+  })
+
+  test("clanka --help COMMAND is the command's help; --version is not taken for a command's flag", async () => {
+    const help = await clanka(["help", "run"])
+    expect(await clanka(["--help", "run"])).toEqual(help)
+    expect(await clanka(["-h", "run"])).toEqual(help)
+    expect(await clanka(["--version", "run"])).toEqual(usage("--version takes no command: clanka --version"))
+    expect(await clanka(["run", "--version"])).toEqual(usage("--version goes before the command: clanka --version"))
+    expect(await clanka(["version"])).toEqual(usage(`unknown command "version"; clanka --version prints the version`))
+    expect(await clanka(["--help", "nope"])).toEqual(usage(`unknown command "nope" (see clanka --help)`))
+  })
+
+  test("a mistyped command is named with the command meant", async () => {
+    expect(await clanka(["exce", "-e", "1"])).toEqual(usage(`unknown command "exce"; did you mean exec? (clanka --help lists the commands)`))
+    expect(await clanka(["help", "sesions"])).toEqual(usage(`unknown command "sesions"; did you mean sessions? (clanka --help lists the commands)`))
+  })
+})
+
 describe("-C DIR", () => {
   test("a missing directory or a file is exit 2 with one line, before anything runs", async () => {
     const missing = join(dir, "nope")
@@ -99,6 +133,16 @@ describe("-C DIR", () => {
     const file = join(dir, "file.txt")
     await Bun.write(file, "x")
     expect(await clanka(["exec", "-C", file, "-e", "console.log(1)"])).toEqual(usage(`-C ${file}: not a directory`))
+  })
+
+  test("config, skills and tools, which start no executor, check -C the same way", async () => {
+    const missing = join(dir, "nope")
+    for (const command of ["config", "skills", "tools"]) {
+      expect({ command, ...(await clanka([command, "-C", missing])) }).toEqual({ command, ...usage(`-C ${missing}: no such directory`) })
+    }
+    const file = join(dir, "file.txt")
+    await Bun.write(file, "x")
+    expect(await clanka(["config", "-C", file])).toEqual(usage(`-C ${file}: not a directory`))
   })
 
   test("clanka run --json -C missing: no model call, AgentError last, exit 2", async () => {
@@ -149,6 +193,6 @@ test("a missing required argument is exit 2 with one line", async () => {
 test("clanka run --json ends with an AgentError line for usage errors too", async () => {
   const result = await clanka(["run", "--json", "--bogus", "hi"])
   expect(result.code).toBe(2)
-  expect(result.stdout).toBe(`{"_tag":"AgentError","message":"unknown option \\"--bogus\\" (see clanka --help)","exitCode":2}\n`)
-  expect(result.stderr).toBe('clanka: unknown option "--bogus" (see clanka --help)\n')
+  expect(result.stdout).toBe(`{"_tag":"AgentError","message":"unknown option \\"--bogus\\" (see clanka run --help)","exitCode":2}\n`)
+  expect(result.stderr).toBe('clanka: unknown option "--bogus" (see clanka run --help)\n')
 })

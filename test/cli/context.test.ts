@@ -230,6 +230,7 @@ test("clanka skills lists the project's and the user's skills; --json one object
     { name: "pdf", description: "Fill PDF forms.", path: `${xdg}/clanka/skills/pdf/SKILL.md`, scope: "user" },
     { name: "review", description: "Review a change before it is merged.", path: `${repo}/.agents/skills/review/SKILL.md`, scope: "project" },
   ])
+  mkdirSync(join(base, "plain-none"), { recursive: true })
   const none = await clanka(["skills", "-C", join(base, "plain-none")], { env: { XDG_CONFIG_HOME: join(base, "no-xdg") } })
   expect(none.stdout).toStartWith("No skills.")
 })

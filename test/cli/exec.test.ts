@@ -59,7 +59,7 @@ describe("clanka exec", () => {
     expect(await clanka(["exec", "--frobnicate"])).toEqual({
       code: 2,
       stdout: "",
-      stderr: 'clanka: unknown option "--frobnicate" (see clanka --help)\n',
+      stderr: 'clanka: unknown option "--frobnicate" (see clanka exec --help)\n',
     })
     const missing = await clanka(["exec", join(dir, "nope.js")])
     expect(missing.code).toBe(2)

@@ -57,9 +57,9 @@ describe("--writable DIR that does not exist", () => {
   })
 })
 
-describe("tool, tools and mcp take one --ssh host", () => {
+describe("tool, tools, skills and mcp take one --ssh host", () => {
   test("their help says one host, not repeatable; a second host is exit 2", async () => {
-    for (const command of ["tool", "tools", "mcp"]) {
+    for (const command of ["tool", "tools", "skills", "mcp"]) {
       const help = await clanka([command, "--help"], { env: base })
       const text = help.stdout.replace(/\s+/g, " ")
       expect({ command, text }).toEqual({ command, text: expect.stringContaining("through the system ssh (one host)") })

@@ -34,6 +34,7 @@ test("the top-level help lists --version, the environment variables and the exit
     "CLANKA_SCRIPT_MEMORY_MB",
     "CLANKA_SEARCH_ENGINE",
     "NO_COLOR",
+    "COLUMNS",
     "CLANKA_DEBUG=1",
   ]
   for (const name of variables) expect(lines.some((line) => line.startsWith(`  ${name} `))).toBe(true)
@@ -60,7 +61,7 @@ async function onTerminal(args: string[], cols: number): Promise<string> {
   const decoder = new TextDecoder()
   const child = Bun.spawn([BUN, MAIN, ...args], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1" },
+    env: { ...process.env, NO_COLOR: "1", COLUMNS: undefined },
     terminal: { cols, rows: 50, data: (_terminal, data) => void (screen += decoder.decode(data, { stream: true })) },
   })
   expect(await child.exited).toBe(0)
@@ -90,7 +91,7 @@ function flagEntries(rows: string[]): Array<{ flag: string; text: string }> {
   return entries
 }
 
-for (const cols of [80, 120]) {
+for (const cols of [60, 80, 120]) {
   test(`clanka help run on a ${cols}-column terminal: every line fits, rows wrap under their column, one default per flag`, async () => {
     const help = await onTerminal(["help", "run"], cols)
     expect(help).toEqual(await onTerminal(["run", "--help"], cols))
@@ -124,11 +125,25 @@ for (const cols of [80, 120]) {
 
 test("help fits 80 columns when stdout is not a terminal, and on a terminal of 120 uses the width", async () => {
   for (const args of [["--help"], ["help", "run"], ["help", "exec"], ["help", "sessions"]]) {
-    const { stdout, code } = await clanka(args)
+    const { stdout, code } = await clanka(args, { env: { COLUMNS: undefined } })
     expect(code).toBe(0)
     expect(stdout.split("\n").filter((line) => line.length > 80)).toEqual([])
   }
   const wide = await onTerminal(["help"], 120)
   expect(wide.split("\n").filter((line) => line.length > 120)).toEqual([])
   expect(wide.split("\n").some((line) => line.length > 80)).toBe(true)
+})
+
+test("COLUMNS sets the width, in a pipe as on a terminal; a value that is not a width is ignored", async () => {
+  const narrow = await clanka(["help", "run"], { env: { COLUMNS: "60" } })
+  expect(narrow.code).toBe(0)
+  const lines = narrow.stdout.split("\n")
+  expect(lines.filter((line) => line.length > 60)).toEqual([])
+  expect(lines.some((line) => line.length > 50)).toBe(true)
+  const wide = await clanka(["help"], { env: { COLUMNS: "120" } })
+  expect(wide.stdout.split("\n").some((line) => line.length > 80)).toBe(true)
+  for (const bad of ["0", "-5", "wide", ""]) {
+    const { stdout } = await clanka(["help", "run"], { env: { COLUMNS: bad } })
+    expect(stdout).toBe((await clanka(["help", "run"], { env: { COLUMNS: undefined } })).stdout)
+  }
 })

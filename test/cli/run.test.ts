@@ -92,10 +92,10 @@ test("--max-turns: exit 1, AgentError as the last ndjson line", async () => {
   expect(result.code).toBe(1)
   expect(JSON.parse(result.stdout.trimEnd().split("\n").at(-1)!)).toEqual({
     _tag: "AgentError",
-    message: "stopped after 1 model turns (--max-turns 1) before the task was complete",
+    message: "stopped after 1 model turn (--max-turns 1) before the task was complete",
     exitCode: 1,
   })
-  expect(result.stderr).toBe("clanka: stopped after 1 model turns (--max-turns 1) before the task was complete\n")
+  expect(result.stderr).toBe("clanka: stopped after 1 model turn (--max-turns 1) before the task was complete\n")
 })
 
 test("--turn-timeout: a stalled stream is retried", async () => {

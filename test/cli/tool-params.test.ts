@@ -33,6 +33,16 @@ test("no PARAMS for a tool that needs them is exit 2 naming the tool and what it
   expect(await clanka(["tool", "-C", dir, "listTodos"])).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
 })
 
+test("a bare word for a tool that takes an object is exit 2 saying what it takes", async () => {
+  expect(await clanka(["tool", "-C", dir, "readFile", "a.txt"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: "clanka: readFile: PARAMS must be JSON of type { path: string; startLine?: number; endLine?: number }, got: a.txt\n",
+  })
+  // A tool whose parameter is one string still takes it bare.
+  expect(await clanka(["tool", "-C", dir, "ls", "sub"])).toEqual({ code: 0, stdout: '[\n  "x"\n]\n', stderr: "" })
+})
+
 test("- reads PARAMS from stdin: JSON, or the bare string for a tool taking one", async () => {
   expect(await clanka(["tool", "-C", dir, "readFile", "-"], { stdin: '{"path":"a.txt"}\n' })).toEqual({
     code: 0,

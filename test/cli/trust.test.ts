@@ -258,6 +258,15 @@ describe("clanka trust", () => {
     expect((await clanka(["trust", "--list"], { env })).stdout).toBe(`${other}  changed since trusted\n`)
     expect(await clanka(["trust", "--remove", repo], { env })).toEqual({ code: 2, stdout: "", stderr: `clanka: ${repo} is not trusted (clanka trust --list shows what is)\n` })
     expect((await clanka(["trust", "--list", repo], { env })).code).toBe(2)
+    // A mistyped directory, or a file, is not recorded.
+    const missing = join(root, String(count), "nope")
+    expect(await clanka(["trust", missing], { env })).toEqual({ code: 2, stdout: "", stderr: `clanka: ${missing}: no such directory\n` })
+    expect(await clanka(["trust", join(repo, "README.md")], { env })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `clanka: ${join(repo, "README.md")} is not a directory; clanka trust takes a project's directory\n`,
+    })
+    expect(Object.keys(JSON.parse(readFileSync(store, "utf8")).projects)).toEqual([other])
     // $CLANKA_HOME beats $XDG_STATE_HOME, as for sessions.
     const clankaHome = join(root, String(count), "clanka-home")
     await clanka(["trust", repo], { env: { ...env, CLANKA_HOME: clankaHome } })

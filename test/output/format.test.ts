@@ -84,6 +84,16 @@ test("pretty does not repeat a summary that is the answer just streamed", () => 
   expect(render("pretty", list).stdout).toBe("It is 42.\n✓ done in 8 ms, 1 turn\n")
 })
 
+test("pretty's first line names the session a resumed or forked run took up", () => {
+  const start = events[0] as AgentEvent & { _tag: "AgentStart" }
+  const resumed: AgentEvent = { ...start, sessionId: "1a2b3c4d-0000-4000-8000-000000000000", resumedFrom: "1a2b3c4d-0000-4000-8000-000000000000" }
+  const forked: AgentEvent = { ...start, sessionId: "9f9f9f9f-0000-4000-8000-000000000000", resumedFrom: "1a2b3c4d-0000-4000-8000-000000000000" }
+  const line = "● anthropic/claude-sonnet-4-5 in /repo (sandbox: workspace-write, no network)"
+  expect(render("pretty", [resumed]).stdout).toBe(`${line} · goes on from session 1a2b3c4d\n`)
+  expect(render("pretty", [forked]).stdout).toBe(`${line} · forked from session 1a2b3c4d\n`)
+  expect(render("pretty", [{ ...start, resumedFrom: null }]).stdout).toBe(`${line}\n`)
+})
+
 test("pretty names the Landlock sandbox in the first line (bubblewrap, the usual one, is not named)", () => {
   const start = (backend: "bwrap" | "landlock"): AgentEvent => ({ ...(events[0] as AgentEvent & { _tag: "AgentStart" }), sandbox: { mode: "workspace-write", network: false, backend } })
   expect(render("pretty", [start("landlock")]).stdout).toBe("● anthropic/claude-sonnet-4-5 in /repo (sandbox: workspace-write, no network, Landlock)\n")

@@ -66,3 +66,10 @@ test("pretty output clips a very long line of script output too", () => {
   const stdout = pretty([{ _tag: "ScriptOutput", output: "y".repeat(1_000_000) + "\nshort\n" }])
   expect(stdout).toBe(`  ${"y".repeat(300)}…\n  short\n`)
 })
+
+test("long output shows 20 lines, then how many more: one more line is singular", () => {
+  const output = (count: number) => Array.from({ length: count }, (_, i) => `out ${i + 1}`).join("\n") + "\n"
+  const shown = Array.from({ length: 20 }, (_, i) => `  out ${i + 1}`).join("\n")
+  expect(pretty(script("x()", 10, output(21)))).toBe(`▸ execute\n│ x()\n${shown}\n  … 1 more line\n`)
+  expect(pretty(script("x()", 10, output(22)))).toBe(`▸ execute\n│ x()\n${shown}\n  … 2 more lines\n`)
+})

@@ -183,7 +183,7 @@ describe("no backend can start: never silently off", () => {
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1)
   })
 
-  test("a --sandbox value that is not a mode is exit 2 with one line", async () => {
-    expect((await clanka(["exec", "--sandbox", "closed", "-e", "1"])).stderr).toBe('clanka: --sandbox takes workspace-write, read-only, off or auto, got "closed"\n')
+  test("a --sandbox value that is not a mode is exit 2 with one line naming the modes the help lists", async () => {
+    expect((await clanka(["exec", "--sandbox", "closed", "-e", "1"])).stderr).toBe('clanka: --sandbox takes workspace-write, read-only or off, got "closed"\n')
   })
 })
