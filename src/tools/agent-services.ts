@@ -33,6 +33,11 @@ export function registerAgentService(name: string, run: Service): void {
   services[name] = run
 }
 
+/** What a service only an agent of `clanka run` answers says where there is none (exec, tool). */
+const RUN_ONLY: Record<string, string> = {
+  hosts: "it lists the hosts of a `clanka run` with several --ssh hosts; there are none here",
+}
+
 /** Runs an agent-side service in this process, with this process's keys. */
 export async function runAgentService(
   service: string,
@@ -41,6 +46,6 @@ export async function runAgentService(
   images?: ExecuteOptions["images"],
 ): Promise<unknown> {
   const run = services[service]
-  if (!run) throw new ToolError(`no agent-side service "${service}"`)
+  if (!run) throw new ToolError(RUN_ONLY[service] ?? `no agent-side service "${service}"`)
   return run(params, signal, images)
 }

@@ -195,3 +195,9 @@ test("exec --json: a script that throws a lone surrogate still gets a line stric
   expect(result.stdout).not.toMatch(/[\u2028]/)
   expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 1, output: "ok\n", error: expect.stringContaining("bad \ufffd x") })
 })
+
+test("hosts() outside a run with several hosts says so, not that a service is missing", async () => {
+  const result = await clanka(["exec", "-C", dir, "-e", "console.log(await hosts())"])
+  expect(result.code).toBe(1)
+  expect(result.stderr).toBe("clanka: the script failed: Error: hosts: it lists the hosts of a `clanka run` with several --ssh hosts; there are none here (line 1)\n")
+})
