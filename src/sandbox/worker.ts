@@ -92,6 +92,8 @@ function compile(script: string, realm: Realm): vm.Script {
 }
 
 function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, { type: "run" }>): void {
+  // A run the main thread gave up waiting for (it has a fresh worker run it) is not run here.
+  if (Atomics.compareExchange(acked, 1, 0, 1) !== 0) return
   // Strips a wrapping code fence and repairs templates only when the script needs it.
   const { script, firstLine } = prepareScript(original)
   const source: Source = { original, firstLine }
@@ -104,7 +106,12 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     post(message)
     // The next script's realm, once this turn of the event loop is over (a next script that is
     // already waiting makes its own).
-    setTimeout(() => (prepared ??= current ? undefined : prepareRealm(tools.toolNames, tools.spread)))
+    // Then the worker says it is idle: a script that left code running (a loop of awaits) keeps
+    // it from saying so, and the main thread ends it.
+    setTimeout(() => {
+      prepared ??= current ? undefined : prepareRealm(tools.toolNames, tools.spread)
+      post({ type: "idle" })
+    })
   }
   tools = { toolNames, spread }
   const ready = prepared?.fits(toolNames, spread) ? prepared : prepareRealm(toolNames, spread)
