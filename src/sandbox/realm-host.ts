@@ -37,6 +37,7 @@ export interface Realm {
 /** The realm's own entry points; their results are never looked at. */
 interface Entry {
   start(main: unknown): void
+  ended(): void
   settle(id: number, ok: boolean, value: string | undefined): void
   fire(id: number): void
   fetched(id: number, ok: boolean, meta: string, body: string): void
@@ -129,6 +130,13 @@ export function prepareRealm(toolNames: readonly string[], spread: readonly stri
     done() {
       try {
         hooks.done()
+      } catch {}
+    },
+    // Calls the realm's `ended` after this turn of the event loop: after the engine has reported
+    // the rejections no one handled (setImmediate comes after that report, setTimeout may not).
+    soon() {
+      try {
+        if (!closed) setImmediate(() => closed || enter(entry.ended))
       } catch {}
     },
     fail(prefix: unknown, json: unknown, reusable: unknown) {

@@ -40,6 +40,7 @@
   const setTimer = guard(bridge.setTimer)
   const clearTimer = guard(bridge.clearTimer)
   const done = guard(bridge.done)
+  const soon = guard(bridge.soon)
   const fail = guard(bridge.fail)
   const toolNames = parse(bridge.toolNames)
   const spread = parse(bridge.spread)
@@ -418,13 +419,16 @@
         return report(error, "", true)
       }
       const settled = new RealmPromise((resolve) => resolve(outcome))
-      apply(then, settled, [() => {
-        if (unseenFailures.length > 0) return uncaughtFailure(unseenFailures[0].error)
-        if (!finished) {
-          finished = true
-          done()
-        }
-      }, (error) => report(error, "", true)])
+      // The script ends once its microtasks are over and the engine has reported the rejections
+      // nobody handled (`Promise.reject(e)` without a catch), as a Node program would: `ended`.
+      apply(then, settled, [soon, (error) => report(error, "", true)])
+    },
+    ended() {
+      if (unseenFailures.length > 0) return uncaughtFailure(unseenFailures[0].error)
+      if (!finished) {
+        finished = true
+        done()
+      }
     },
     settle(id, ok, value) {
       const entry = pending.get(id)
