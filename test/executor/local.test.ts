@@ -59,6 +59,11 @@ describe("LocalExecutor", () => {
     expect(output).toBe(`a 1 { b: [ 1, 2, { c: 3 } ] }\nMap(1) { 1 => 'x' }\n[ 1, '2' ]\n`)
   })
 
+  test("console.log %o shows three levels, deeper objects as [Object] and [Array] (not a made-up key)", async () => {
+    const { output } = await run(`console.log("%o", { a: { b: { c: { d: 1 } } } }); console.log("%o", [[[[1]]]])`)
+    expect(output).toBe("{ a: { b: { c: [Object] } } }\n[ [ [ [Array], [length]: 1 ], [length]: 1 ], [length]: 1 ]\n")
+  })
+
   test("top-level await and tool calls work; tool results are the script's own arrays", async () => {
     const { output } = await run(
       `await writeFile({ path: "sub/a.txt", content: "hi" }); const names = await ls("sub"); console.log(Array.isArray(names), names)`,
