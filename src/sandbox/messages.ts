@@ -3,8 +3,11 @@
 export type ToMain =
   | { type: "output"; runId: number; text: string }
   | { type: "call"; runId: number; callId: number; tool: string; params: string | undefined }
-  /** `sent`: the worker's output counter (characters, modulo 2^32) when the script ended. */
-  | { type: "done"; runId: number; sent: number }
+  /**
+   * `sent`: the worker's output counter (characters, modulo 2^32) when the script ended. Not
+   * `reusable` when the engine may still call the script's code (see bootstrap.realm.js).
+   */
+  | { type: "done"; runId: number; sent: number; reusable: boolean }
   /**
    * `output` is the full report for the model; `error` the one-line reason. Not `reusable` when
    * the script may still be running (an error escaped it from a timer or an unhandled promise).

@@ -18,7 +18,8 @@ import { errorMessage } from "../util/error-message.ts"
 export interface RealmHooks {
   print(text: string): void
   call(id: number, tool: string, params: string | undefined): void
-  done(): void
+  /** `reusable`: false when the engine may still call the script's code later. */
+  done(reusable: boolean): void
   /** `thrown`: the error's name, message and stack, or how a non-error value shows. */
   fail(prefix: string, thrown: { name?: string; message: string; stack?: string } | { shown: string }, reusable: boolean): void
 }
@@ -127,9 +128,9 @@ export function prepareRealm(toolNames: readonly string[], spread: readonly stri
         hooks.call(num(id), str(tool), typeof params === "string" ? params : undefined)
       } catch {}
     },
-    done() {
+    done(reusable: unknown) {
       try {
-        hooks.done()
+        hooks.done(reusable === true)
       } catch {}
     },
     // Calls the realm's `ended` after this turn of the event loop: after the engine has reported

@@ -179,7 +179,7 @@ export class Sandbox {
             this.answer(slot.worker, runId, message, options, () => settled)
             break
           case "done":
-            finish({ ok: true }, true, message.sent)
+            finish({ ok: true }, message.reusable, message.sent)
             break
           case "failed":
             ;(options.onReport ?? options.onOutput)(message.output)

@@ -126,7 +126,7 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
       pending.set(callId, { realm, id })
       post({ type: "call", runId, callId, tool, params })
     },
-    done: () => finish({ type: "done", runId, sent }),
+    done: (reusable) => finish({ type: "done", runId, sent, reusable }),
     fail: (prefix, thrown, reusable) => {
       const { summary, report } = "shown" in thrown ? thrownValueReport(thrown.shown) : runtimeErrorReport(thrown, script, source)
       finish({ type: "failed", runId, error: prefix + summary, output: prefix + report, sent, reusable })

@@ -44,3 +44,21 @@ test("scripts that leave nothing running reuse their worker at once", async () =
     expect(Date.now() - started).toBeLessThan(500)
   }
 })
+
+// What the engine resolves or calls after the script's end (not through the bridge, which drops
+// timers, tool calls and fetch) must not run inside a later script: its error would be blamed on
+// that script, and its hooks would meet that script's objects.
+const LATER_SCRIPT = `const t = Date.now(); while (Date.now() - t < 600) await new Promise((r) => setTimeout(r, 10)); console.log(await echo("mine"))`
+const LEFT_BEHIND = {
+  "Atomics.waitAsync": `Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200).value`,
+  // Compiles one after another for 200 ms (the script's own timers are dropped when it ends).
+  "WebAssembly.compile": `(() => { const until = Date.now() + 200; const again = () => WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(() => (Date.now() < until ? again() : undefined)); return again() })()`,
+}
+for (const [name, promise] of Object.entries(LEFT_BEHIND)) {
+  test(`a callback of ${name} left behind does not run inside the next script`, async () => {
+    // A script that touches the next script's globals from the hook of its own rejection.
+    const hook = `{ [Symbol.for("nodejs.util.inspect.custom")](depth, options, inspect) { inspect.constructor("return globalThis")().echo = async () => "hijacked"; return "left" } }`
+    await run(`${promise}.then(() => { throw ${hook} }); console.log("left")`)
+    expect(await run(LATER_SCRIPT)).toBe('echo:"mine"\n')
+  })
+}
