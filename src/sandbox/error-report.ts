@@ -111,9 +111,13 @@ function excerpt(line: number, lineText: string, column: number): string {
   return `${gutter}${shown}\n${" ".repeat(gutter.length)}${pad}^\n`
 }
 
-/** A thrown value that is not an error, as the script's realm showed it. */
-export function thrownValueReport(shown: string): Report {
-  const text = `Uncaught ${shown}`
+/**
+ * A thrown value that is not an error, as the script's realm showed it. `prefix` says how it
+ * escaped (`Uncaught (in promise) `); a value the script's body threw reads `Uncaught 42`, as Node
+ * shows it.
+ */
+export function thrownValueReport(shown: string, prefix: string): Report {
+  const text = `${prefix || "Uncaught "}${shown}`
   return { summary: text.split("\n")[0]!, report: text + "\n" }
 }
 

@@ -5,7 +5,7 @@
 // this realm's Function — is ever reachable from a script. Tool calls cross to the main thread as
 // messages. A runaway script is stopped by the main thread terminating this worker.
 import vm from "node:vm"
-import { FILENAME, runtimeErrorReport, syntaxErrorReport, thrownValueReport, wrap, type Source } from "./error-report.ts"
+import { FILENAME, type Report, runtimeErrorReport, syntaxErrorReport, thrownValueReport, wrap, type Source } from "./error-report.ts"
 import { prepareScript } from "./repair.ts"
 import { prepareRealm, type PreparedRealm, type Realm } from "./realm-host.ts"
 import type { ToMain, Tools, ToWorker } from "./messages.ts"
@@ -128,8 +128,9 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     },
     done: (reusable) => finish({ type: "done", runId, sent, reusable }),
     fail: (prefix, thrown, reusable) => {
-      const { summary, report } = "shown" in thrown ? thrownValueReport(thrown.shown) : runtimeErrorReport(thrown, script, source)
-      finish({ type: "failed", runId, error: prefix + summary, output: prefix + report, sent, reusable })
+      const { summary, report } =
+        "shown" in thrown ? thrownValueReport(thrown.shown, prefix) : prefixed(prefix, runtimeErrorReport(thrown, script, source))
+      finish({ type: "failed", runId, error: summary, output: report, sent, reusable })
     },
   })
   state.realm = realm
@@ -161,6 +162,10 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     return
   }
   if (!realm.start(main)) finish({ type: "failed", runId, sent, reusable: false, error: "the script's realm could not start it", output: "the script's realm could not start it\n" })
+}
+
+function prefixed(prefix: string, { summary, report }: Report): Report {
+  return { summary: prefix + summary, report: prefix + report }
 }
 
 /** Why `script` does not compile (only compiled, never run). */

@@ -137,6 +137,13 @@ describe("errors that escape the script end it, with the message and line", () =
     })
   })
 
+  test("a value that is not an error, rejected or thrown from a timer, says Uncaught once", async () => {
+    const rejected = await clanka(["exec", "-C", dir, "-e", `Promise.reject(42)\nawait sleep(2000)`])
+    expect(rejected.stderr).toBe("clanka: the script failed: Uncaught (in promise) 42\n")
+    const thrown = await clanka(["exec", "-C", dir, "-e", `setTimeout(() => { throw "str" })\nawait sleep(2000)`])
+    expect(thrown.stderr).toBe("clanka: the script failed: Uncaught str\n")
+  })
+
   test("a rejection no one handles, in a script that ends at once", async () => {
     const result = await clanka(["exec", "-C", dir, "-e", `Promise.reject(new Error("unh"))\nconsole.log("a")`])
     expect(result).toEqual({ code: 1, stdout: "a\n", stderr: "clanka: the script failed: Uncaught (in promise) Error: unh (line 1)\n" })
