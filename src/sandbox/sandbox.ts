@@ -52,6 +52,8 @@ interface SandboxWorker {
   worker: Worker
   /** [0]: characters of output acknowledged, modulo 2^32; the worker counts what it sent. [1]: the start claim. */
   acked: Int32Array<SharedArrayBuffer>
+  /** It has run a script: it answers a new one at once, unless that script's code still runs. */
+  ran?: boolean
 }
 
 // Set by scripts/build.ts. In the compiled binary every module's import.meta.url is the
@@ -125,6 +127,7 @@ export class Sandbox {
   /** Keeps a worker whose script ended for the next script, unless it does not come idle in time. */
   private keep(slot: SandboxWorker): void {
     if (this.idle.length >= MAX_IDLE_WORKERS) return slot.worker.terminate()
+    slot.ran = true
     this.idle.push(slot)
     const onIdle = (event: MessageEvent<ToMain>) => {
       if (event.data.type !== "idle") return
@@ -219,8 +222,9 @@ export class Sandbox {
         Atomics.store(slot.acked, 1, 0)
         slot.worker.postMessage({ type: "run", runId, script: options.script, toolNames: [...this.toolNames], spread: [...this.spread] } satisfies ToWorker)
       }
-      // A reused worker still busy with code its last script left running: a fresh one runs the script.
-      const startTimer = reused
+      // A reused worker still busy with code its last script left running: a fresh one runs the
+      // script. (A worker warmed ahead may still be starting, which can take a while.)
+      const startTimer = reused?.ran
         ? setTimeout(() => {
             if (settled || Atomics.compareExchange(slot.acked, 1, 0, -1) !== 0) return
             listen(false)
