@@ -277,6 +277,20 @@ describe("errors name the line and column of the script as written", () => {
     )
   })
 
+  test("a runtime error on a long line shows the part of it around the error, not the whole line", async () => {
+    const a = "a".repeat(3000)
+    const b = "b".repeat(3000)
+    const report = await failure(`const s = "${a}"; null.x; const t = "${b}"`)
+    const [summary, source] = report.split("\n")
+    expect(summary).toBe("TypeError: null is not an object (evaluating 'null.x') (line 1)")
+    expect(source).toContain("; null.x; ")
+    expect(source!.length).toBeLessThan(140)
+    // On a later line the column is the line's own.
+    const second = (await failure(`const u = 1\nconst s = "${a}"; null.y; const t = "${b}"`)).split("\n")[1]
+    expect(second).toContain("; null.y; ")
+    expect(second!.length).toBeLessThan(140)
+  })
+
   test("a runtime error on the line of a repaired template shows the line as the model wrote it", async () => {
     expect(await failure("await taskComplete(`use `x``); null.y")).toBe(
       "TypeError: null is not an object (evaluating 'null.y') (line 1)\n  1 | await taskComplete(`use `x``); null.y\n",
