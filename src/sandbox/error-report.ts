@@ -93,16 +93,17 @@ function lineAndColumn(script: string, offset: number): { line: number; column: 
 
 const EXCERPT_CHARS = 120
 
+/** A long line cut to EXCERPT_CHARS around a 0-based column, and where that column now is. */
+function around(lineText: string, column: number): { text: string; at: number } {
+  if (lineText.length <= EXCERPT_CHARS) return { text: lineText, at: column }
+  const start = Math.max(0, Math.min(column - EXCERPT_CHARS / 2, lineText.length - EXCERPT_CHARS))
+  const end = start + EXCERPT_CHARS
+  return { text: `${start > 0 ? "…" : ""}${lineText.slice(start, end)}${end < lineText.length ? "…" : ""}`, at: column - start + (start > 0 ? 1 : 0) }
+}
+
 /** `  N | source` with a caret under the column; a long line is cut to the part around it. */
 function excerpt(line: number, lineText: string, column: number): string {
-  let text = lineText
-  let at = column - 1
-  if (text.length > EXCERPT_CHARS) {
-    const start = Math.max(0, Math.min(at - EXCERPT_CHARS / 2, text.length - EXCERPT_CHARS))
-    const end = start + EXCERPT_CHARS
-    text = `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < lineText.length ? "…" : ""}`
-    at = at - start + (start > 0 ? 1 : 0)
-  }
+  const { text, at } = around(lineText, column - 1)
   const indent = text.length - text.trimStart().length
   const shown = text.slice(indent).trimEnd()
   // Tabs stay tabs under the line so the caret lines up however they are displayed.
@@ -111,9 +112,13 @@ function excerpt(line: number, lineText: string, column: number): string {
   return `${gutter}${shown}\n${" ".repeat(gutter.length)}${pad}^\n`
 }
 
-/** A thrown value that is not an error, as the script's realm showed it. */
-export function thrownValueReport(shown: string): Report {
-  const text = `Uncaught ${shown}`
+/**
+ * A thrown value that is not an error, as the script's realm showed it. `prefix` says how it
+ * escaped (`Uncaught (in promise) `); a value the script's body threw reads `Uncaught 42`, as Node
+ * shows it.
+ */
+export function thrownValueReport(shown: string, prefix: string): Report {
+  const text = `${prefix || "Uncaught "}${shown}`
   return { summary: text.split("\n")[0]!, report: text + "\n" }
 }
 
@@ -128,9 +133,12 @@ export function runtimeErrorReport(error: unknown, script: string, source: Sourc
   const head = `${e.name || "Error"}: ${e.message}`
   const lines = script.split("\n").length
   // The wrapper's own frame (the call after the script's last line) says nothing to the model.
-  const frame = [...String(e.stack ?? "").matchAll(/script\.js:(\d+)/g)].map((match) => Number(match[1])).find((line) => line <= lines)
+  const frames = [...String(e.stack ?? "").matchAll(/script\.js:(\d+)(?::(\d+))?/g)].map((match) => ({ line: Number(match[1]), column: Number(match[2] ?? 0) }))
+  const frame = frames.find(({ line }) => line <= lines)
   if (frame === undefined) return { summary: head.split("\n")[0]!, report: `${head}\n` }
-  const line = frame + source.firstLine - 1
-  const text = (source.original.split("\n")[line - 1] ?? "").trim()
+  const line = frame.line + source.firstLine - 1
+  // A long line (a script written on one line) is cut to the part around the column.
+  const column = Math.max(frame.column - 1 - (frame.line === 1 ? HEAD.length : 0), 0)
+  const text = around(source.original.split("\n")[line - 1] ?? "", column).text.trim()
   return { summary: `${head.split("\n")[0]} (line ${line})`, report: `${head} (line ${line})${text ? `\n  ${line} | ${text}` : ""}\n` }
 }

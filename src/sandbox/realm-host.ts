@@ -18,7 +18,8 @@ import { errorMessage } from "../util/error-message.ts"
 export interface RealmHooks {
   print(text: string): void
   call(id: number, tool: string, params: string | undefined): void
-  done(): void
+  /** `reusable`: false when the engine may still call the script's code later. */
+  done(reusable: boolean): void
   /** `thrown`: the error's name, message and stack, or how a non-error value shows. */
   fail(prefix: string, thrown: { name?: string; message: string; stack?: string } | { shown: string }, reusable: boolean): void
 }
@@ -37,6 +38,7 @@ export interface Realm {
 /** The realm's own entry points; their results are never looked at. */
 interface Entry {
   start(main: unknown): void
+  ended(): void
   settle(id: number, ok: boolean, value: string | undefined): void
   fire(id: number): void
   fetched(id: number, ok: boolean, meta: string, body: string): void
@@ -126,9 +128,16 @@ export function prepareRealm(toolNames: readonly string[], spread: readonly stri
         hooks.call(num(id), str(tool), typeof params === "string" ? params : undefined)
       } catch {}
     },
-    done() {
+    done(reusable: unknown) {
       try {
-        hooks.done()
+        hooks.done(reusable === true)
+      } catch {}
+    },
+    // Calls the realm's `ended` after this turn of the event loop: after the engine has reported
+    // the rejections no one handled (setImmediate comes after that report, setTimeout may not).
+    soon() {
+      try {
+        if (!closed) setImmediate(() => closed || enter(entry.ended))
       } catch {}
     },
     fail(prefix: unknown, json: unknown, reusable: unknown) {

@@ -43,7 +43,7 @@ export function formatDescribed(json: string, specifier?: "o" | "O"): string {
   const objects = new Map<number, unknown>()
   const values = nodes.map((node) => rebuild(node, objects))
   const { formatWithOptions, inspect } = nodeUtil()
-  if (specifier === "o") return inspect(values[0], { showHidden: true, showProxy: true, depth: 4 })
+  if (specifier === "o") return inspect(values[0], { showHidden: true, showProxy: true, depth: 2 })
   if (specifier === "O") return inspect(values[0])
   return formatWithOptions({ colors: false }, ...values)
 }

@@ -38,11 +38,22 @@ export const OUTPUT_WINDOW_CHARS = 1 << 20
 const MEMORY_LIMIT_MB = Number(process.env.CLANKA_SCRIPT_MEMORY_MB) || 4096
 const MEMORY_CHECK_MS = 250
 
-/** A worker and the shared counter through which the main thread acknowledges its output. */
+/**
+ * A script's code can outlive it in its worker: a loop of awaits it did not wait for, or a
+ * callback the engine calls later (Atomics.waitAsync, FinalizationRegistry). A worker whose event
+ * loop does not come round within this long after its script ended is ended; a reused worker
+ * that does not take up its next script within this long is ended and the script run by a fresh
+ * worker (taking up and giving up are one atomic claim, so a script never runs twice).
+ */
+const STALL_MS = 1000
+
+/** A worker and the shared counters through which it and the main thread agree. */
 interface SandboxWorker {
   worker: Worker
-  /** [0]: characters of output acknowledged, modulo 2^32; the worker counts what it sent. */
+  /** [0]: characters of output acknowledged, modulo 2^32; the worker counts what it sent. [1]: the start claim. */
   acked: Int32Array<SharedArrayBuffer>
+  /** It has run a script: it answers a new one at once, unless that script's code still runs. */
+  ran?: boolean
 }
 
 // Set by scripts/build.ts. In the compiled binary every module's import.meta.url is the
@@ -104,7 +115,7 @@ export class Sandbox {
 
   private spawn(): SandboxWorker {
     const worker = new Worker(WORKER_URL)
-    const acked = new Int32Array(new SharedArrayBuffer(4))
+    const acked = new Int32Array(new SharedArrayBuffer(8))
     worker.postMessage({ type: "init", acked, window: OUTPUT_WINDOW_CHARS, tools: { toolNames: [...this.toolNames], spread: [...this.spread] } } satisfies ToWorker)
     return { worker, acked }
   }
@@ -113,15 +124,37 @@ export class Sandbox {
     for (const { worker } of this.idle.splice(0)) worker.terminate()
   }
 
+  /** Keeps a worker whose script ended for the next script, unless it does not come idle in time. */
+  private keep(slot: SandboxWorker): void {
+    if (this.idle.length >= MAX_IDLE_WORKERS) return slot.worker.terminate()
+    slot.ran = true
+    this.idle.push(slot)
+    const onIdle = (event: MessageEvent<ToMain>) => {
+      if (event.data.type !== "idle") return
+      clearTimeout(timer)
+      slot.worker.removeEventListener("message", onIdle)
+    }
+    const timer = setTimeout(() => {
+      slot.worker.removeEventListener("message", onIdle)
+      const index = this.idle.indexOf(slot)
+      // A worker taken meanwhile is watched by its run's start claim.
+      if (index === -1) return
+      this.idle.splice(index, 1)
+      slot.worker.terminate()
+    }, STALL_MS)
+    timer.unref?.()
+    slot.worker.addEventListener("message", onIdle)
+  }
+
   run(options: RunOptions): RunHandle {
-    const slot = this.idle.pop() ?? this.spawn()
-    const { worker, acked } = slot
+    const reused = this.idle.pop()
+    let slot = reused ?? this.spawn()
     const runId = this.nextRunId++
     let settled = false
     const consumed = (chars: number) => {
       if (settled) return
-      Atomics.add(acked, 0, chars)
-      Atomics.notify(acked, 0)
+      Atomics.add(slot.acked, 0, chars)
+      Atomics.notify(slot.acked, 0)
     }
     const result = new Promise<RunResult>((resolve) => {
       const finish = (result: RunResult, reusable: boolean, sent?: number) => {
@@ -129,28 +162,27 @@ export class Sandbox {
         settled = true
         this.unwatch(runId)
         // Output the consumer has not taken yet no longer holds the worker back.
-        if (sent !== undefined) Atomics.store(acked, 0, sent)
+        if (sent !== undefined) Atomics.store(slot.acked, 0, sent)
         clearTimeout(timer)
+        clearTimeout(startTimer)
         options.signal?.removeEventListener("abort", onAbort)
-        worker.removeEventListener("message", onMessage)
-        worker.removeEventListener("error", onError)
-        worker.removeEventListener("close", onClose)
-        if (reusable && sent !== undefined && this.idle.length < MAX_IDLE_WORKERS) this.idle.push(slot)
-        else worker.terminate()
+        listen(false)
+        if (reusable && sent !== undefined) this.keep(slot)
+        else slot.worker.terminate()
         resolve(result)
       }
       const onMessage = (event: MessageEvent<ToMain>) => {
         const message = event.data
-        if (message.runId !== runId) return
+        if (message.type === "idle" || message.runId !== runId) return
         switch (message.type) {
           case "output":
             options.onOutput(message.text)
             break
           case "call":
-            this.answer(worker, runId, message, options, () => settled)
+            this.answer(slot.worker, runId, message, options, () => settled)
             break
           case "done":
-            finish({ ok: true }, true, message.sent)
+            finish({ ok: true }, message.reusable, message.sent)
             break
           case "failed":
             ;(options.onReport ?? options.onOutput)(message.output)
@@ -180,12 +212,32 @@ export class Sandbox {
         const error = `script stopped: the executor's memory passed ${MEMORY_LIMIT_MB} MiB (CLANKA_SCRIPT_MEMORY_MB)`
         stop("memory", error, `\n[${error}]\n`)
       })
-      worker.addEventListener("message", onMessage)
-      worker.addEventListener("error", onError)
-      worker.addEventListener("close", onClose)
+      const listen = (on: boolean) => {
+        const method = on ? "addEventListener" : "removeEventListener"
+        slot.worker[method]("message", onMessage as EventListener)
+        slot.worker[method]("error", onError as EventListener)
+        slot.worker[method]("close", onClose)
+      }
+      const dispatch = () => {
+        Atomics.store(slot.acked, 1, 0)
+        slot.worker.postMessage({ type: "run", runId, script: options.script, toolNames: [...this.toolNames], spread: [...this.spread] } satisfies ToWorker)
+      }
+      // A reused worker still busy with code its last script left running: a fresh one runs the
+      // script. (A worker warmed ahead may still be starting, which can take a while.)
+      const startTimer = reused?.ran
+        ? setTimeout(() => {
+            if (settled || Atomics.compareExchange(slot.acked, 1, 0, -1) !== 0) return
+            listen(false)
+            slot.worker.terminate()
+            slot = this.spawn()
+            listen(true)
+            dispatch()
+          }, STALL_MS)
+        : undefined
+      listen(true)
       if (options.signal?.aborted) return onAbort()
       options.signal?.addEventListener("abort", onAbort)
-      worker.postMessage({ type: "run", runId, script: options.script, toolNames: [...this.toolNames], spread: [...this.spread] } satisfies ToWorker)
+      dispatch()
     })
     return { result, consumed }
   }

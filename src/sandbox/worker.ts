@@ -5,7 +5,7 @@
 // this realm's Function — is ever reachable from a script. Tool calls cross to the main thread as
 // messages. A runaway script is stopped by the main thread terminating this worker.
 import vm from "node:vm"
-import { FILENAME, runtimeErrorReport, syntaxErrorReport, thrownValueReport, wrap, type Source } from "./error-report.ts"
+import { FILENAME, type Report, runtimeErrorReport, syntaxErrorReport, thrownValueReport, wrap, type Source } from "./error-report.ts"
 import { prepareScript } from "./repair.ts"
 import { prepareRealm, type PreparedRealm, type Realm } from "./realm-host.ts"
 import type { ToMain, Tools, ToWorker } from "./messages.ts"
@@ -92,6 +92,8 @@ function compile(script: string, realm: Realm): vm.Script {
 }
 
 function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, { type: "run" }>): void {
+  // A run the main thread gave up waiting for (it has a fresh worker run it) is not run here.
+  if (Atomics.compareExchange(acked, 1, 0, 1) !== 0) return
   // Strips a wrapping code fence and repairs templates only when the script needs it.
   const { script, firstLine } = prepareScript(original)
   const source: Source = { original, firstLine }
@@ -104,7 +106,12 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     post(message)
     // The next script's realm, once this turn of the event loop is over (a next script that is
     // already waiting makes its own).
-    setTimeout(() => (prepared ??= current ? undefined : prepareRealm(tools.toolNames, tools.spread)))
+    // Then the worker says it is idle: a script that left code running (a loop of awaits) keeps
+    // it from saying so, and the main thread ends it.
+    setTimeout(() => {
+      prepared ??= current ? undefined : prepareRealm(tools.toolNames, tools.spread)
+      post({ type: "idle" })
+    })
   }
   tools = { toolNames, spread }
   const ready = prepared?.fits(toolNames, spread) ? prepared : prepareRealm(toolNames, spread)
@@ -119,10 +126,11 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
       pending.set(callId, { realm, id })
       post({ type: "call", runId, callId, tool, params })
     },
-    done: () => finish({ type: "done", runId, sent }),
+    done: (reusable) => finish({ type: "done", runId, sent, reusable }),
     fail: (prefix, thrown, reusable) => {
-      const { summary, report } = "shown" in thrown ? thrownValueReport(thrown.shown) : runtimeErrorReport(thrown, script, source)
-      finish({ type: "failed", runId, error: prefix + summary, output: prefix + report, sent, reusable })
+      const { summary, report } =
+        "shown" in thrown ? thrownValueReport(thrown.shown, prefix) : prefixed(prefix, runtimeErrorReport(thrown, script, source))
+      finish({ type: "failed", runId, error: summary, output: report, sent, reusable })
     },
   })
   state.realm = realm
@@ -154,6 +162,10 @@ function run({ runId, script: original, toolNames, spread }: Extract<ToWorker, {
     return
   }
   if (!realm.start(main)) finish({ type: "failed", runId, sent, reusable: false, error: "the script's realm could not start it", output: "the script's realm could not start it\n" })
+}
+
+function prefixed(prefix: string, { summary, report }: Report): Report {
+  return { summary: prefix + summary, report: prefix + report }
 }
 
 /** Why `script` does not compile (only compiled, never run). */

@@ -32,8 +32,8 @@ export class OutputCap {
         this.headBytes += bytes
         return
       }
-      // Fill the head up to the limit (by characters, a safe under-estimate of bytes).
-      const fit = text.slice(0, pairBoundary(text, room))
+      // Fill the head up to the limit, in bytes (a character takes up to three).
+      const fit = text.slice(0, charsWithin(text, room))
       this.head += fit
       this.headBytes += byteLength(fit)
       text = text.slice(fit.length)
@@ -101,6 +101,21 @@ function pairBoundary(text: string, index: number, after = false): number {
   const code = text.charCodeAt(index - 1)
   const splitsPair = code >= 0xd800 && code <= 0xdbff && index < text.length
   return splitsPair ? index + (after ? 1 : -1) : index
+}
+
+/** How many of `text`'s leading UTF-16 units fit in `bytes` bytes of UTF-8, not splitting a pair. */
+function charsWithin(text: string, bytes: number): number {
+  let used = 0
+  let i = 0
+  while (i < text.length) {
+    const code = text.charCodeAt(i)
+    const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length
+    const size = pair ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3
+    if (used + size > bytes) break
+    used += size
+    i += pair ? 2 : 1
+  }
+  return i
 }
 
 function byteLength(text: string): number {

@@ -137,6 +137,20 @@ describe("errors that escape the script end it, with the message and line", () =
     })
   })
 
+  test("a value that is not an error, rejected or thrown from a timer, says Uncaught once", async () => {
+    const rejected = await clanka(["exec", "-C", dir, "-e", `Promise.reject(42)\nawait sleep(2000)`])
+    expect(rejected.stderr).toBe("clanka: the script failed: Uncaught (in promise) 42\n")
+    const thrown = await clanka(["exec", "-C", dir, "-e", `setTimeout(() => { throw "str" })\nawait sleep(2000)`])
+    expect(thrown.stderr).toBe("clanka: the script failed: Uncaught str\n")
+  })
+
+  test("a rejection no one handles, in a script that ends at once", async () => {
+    const result = await clanka(["exec", "-C", dir, "-e", `Promise.reject(new Error("unh"))\nconsole.log("a")`])
+    expect(result).toEqual({ code: 1, stdout: "a\n", stderr: "clanka: the script failed: Uncaught (in promise) Error: unh (line 1)\n" })
+    const later = await clanka(["exec", "-C", dir, "-e", `;[1, 2].forEach(async (n) => { await null; if (n === 2) throw new Error("in forEach") })\nconsole.log("b")`])
+    expect(later).toEqual({ code: 1, stdout: "b\n", stderr: "clanka: the script failed: Uncaught (in promise) Error: in forEach (line 1)\n" })
+  })
+
   test("an error thrown from a timer", async () => {
     const result = await clanka(["exec", "-C", dir, "-e", `setTimeout(() => { throw new Error("async boom") }, 1)\nawait sleep(5000)`])
     expect(result.code).toBe(1)

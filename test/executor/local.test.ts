@@ -59,6 +59,11 @@ describe("LocalExecutor", () => {
     expect(output).toBe(`a 1 { b: [ 1, 2, { c: 3 } ] }\nMap(1) { 1 => 'x' }\n[ 1, '2' ]\n`)
   })
 
+  test("console.log %o shows three levels, deeper objects as [Object] and [Array] (not a made-up key)", async () => {
+    const { output } = await run(`console.log("%o", { a: { b: { c: { d: 1 } } } }); console.log("%o", [[[[1]]]])`)
+    expect(output).toBe("{ a: { b: { c: [Object] } } }\n[ [ [ [Array], [length]: 1 ], [length]: 1 ], [length]: 1 ]\n")
+  })
+
   test("top-level await and tool calls work; tool results are the script's own arrays", async () => {
     const { output } = await run(
       `await writeFile({ path: "sub/a.txt", content: "hi" }); const names = await ls("sub"); console.log(Array.isArray(names), names)`,
@@ -270,6 +275,20 @@ describe("errors name the line and column of the script as written", () => {
     expect(await failure("```js\nconsole.log(1)\nnull.x\n```")).toBe(
       "1\nTypeError: null is not an object (evaluating 'null.x') (line 3)\n  3 | null.x\n",
     )
+  })
+
+  test("a runtime error on a long line shows the part of it around the error, not the whole line", async () => {
+    const a = "a".repeat(3000)
+    const b = "b".repeat(3000)
+    const report = await failure(`const s = "${a}"; null.x; const t = "${b}"`)
+    const [summary, source] = report.split("\n")
+    expect(summary).toBe("TypeError: null is not an object (evaluating 'null.x') (line 1)")
+    expect(source).toContain("; null.x; ")
+    expect(source!.length).toBeLessThan(140)
+    // On a later line the column is the line's own.
+    const second = (await failure(`const u = 1\nconst s = "${a}"; null.y; const t = "${b}"`)).split("\n")[1]
+    expect(second).toContain("; null.y; ")
+    expect(second!.length).toBeLessThan(140)
   })
 
   test("a runtime error on the line of a repaired template shows the line as the model wrote it", async () => {

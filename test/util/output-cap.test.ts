@@ -10,6 +10,17 @@ describe("OutputCap", () => {
     expect(cap.truncated).toBe(false)
   })
 
+  test("a line of multi-byte characters stays within the limit in bytes", () => {
+    for (const char of ["漢", "é", "😀"]) {
+      const cap = new OutputCap(1000)
+      cap.push(char.repeat(10_000))
+      const text = cap.toString()
+      expect(text).toContain("of output dropped")
+      // The kept text (head and tail) is at most the limit; the marker line adds under 60 bytes.
+      expect(Buffer.byteLength(text)).toBeLessThan(1060)
+    }
+  })
+
   test("keeps head and tail and says how many lines and bytes were dropped", () => {
     const cap = new OutputCap(40)
     for (let i = 0; i < 100; i++) cap.push(`line ${String(i).padStart(2, "0")}\n`)

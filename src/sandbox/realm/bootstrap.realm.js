@@ -40,6 +40,7 @@
   const setTimer = guard(bridge.setTimer)
   const clearTimer = guard(bridge.clearTimer)
   const done = guard(bridge.done)
+  const soon = guard(bridge.soon)
   const fail = guard(bridge.fail)
   const toolNames = parse(bridge.toolNames)
   const spread = parse(bridge.spread)
@@ -153,7 +154,7 @@
   function report(value, prefix, reusable) {
     if (finished) return
     finished = true
-    fail(prefix, stringify(thrown(value)), reusable)
+    fail(prefix, stringify(thrown(value)), reusable && !lingering)
   }
   /** An error that escaped a callback ends the script, as it would end a Node program. */
   const uncaught = (error) => report(error, "Uncaught ", false)
@@ -387,6 +388,31 @@
     configurable: false,
   })
 
+  // ── code the engine calls later ──
+  // Timers, tool calls and fetch go through the bridge, which drops them when the script ends.
+  // These the engine itself resolves or calls later, maybe while a later script runs in this
+  // worker: its failure would be blamed on that script, and its hooks would meet that script's
+  // objects. A script that used one does not give its worker back.
+  let lingering = false
+  const RealmReflect = Reflect
+  const marking = (target) =>
+    new RealmProxy(target, {
+      apply(fn, self, args) {
+        lingering = true
+        return apply(fn, self, args)
+      },
+      construct(fn, args, newTarget) {
+        lingering = true
+        return RealmReflect.construct(fn, args, newTarget)
+      },
+    })
+  const mark = (holder, name) => {
+    if (typeof holder?.[name] === "function") defineProperty(holder, name, { value: marking(holder[name]), writable: true, configurable: true, enumerable: false })
+  }
+  mark(Atomics, "waitAsync")
+  for (const name of ["compile", "instantiate", "compileStreaming", "instantiateStreaming", "promising"]) mark(g.WebAssembly, name)
+  mark(g, "FinalizationRegistry")
+
   // ── the globals ──
   // The context's own console is replaced, and ShadowRealm too: a ShadowRealm's global is a fresh
   // host global. (Overwritten, not deleted: deleting a global's property costs 0.3 ms.)
@@ -418,13 +444,16 @@
         return report(error, "", true)
       }
       const settled = new RealmPromise((resolve) => resolve(outcome))
-      apply(then, settled, [() => {
-        if (unseenFailures.length > 0) return uncaughtFailure(unseenFailures[0].error)
-        if (!finished) {
-          finished = true
-          done()
-        }
-      }, (error) => report(error, "", true)])
+      // The script ends once its microtasks are over and the engine has reported the rejections
+      // nobody handled (`Promise.reject(e)` without a catch), as a Node program would: `ended`.
+      apply(then, settled, [soon, (error) => report(error, "", true)])
+    },
+    ended() {
+      if (unseenFailures.length > 0) return uncaughtFailure(unseenFailures[0].error)
+      if (!finished) {
+        finished = true
+        done(!lingering)
+      }
     },
     settle(id, ok, value) {
       const entry = pending.get(id)
