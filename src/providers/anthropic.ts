@@ -27,7 +27,7 @@ import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo, takesImages } from "./prices.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
 const ephemeral = { type: "ephemeral" } as const
@@ -150,7 +150,7 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
         if (part.type === "text") {
           if (part.text !== "") blocks.push({ type: "text", text: part.text })
         } else if (part.type === "tool-call") {
-          blocks.push({ type: "tool_use", id: part.id, name: part.name, input: part.input })
+          blocks.push({ type: "tool_use", id: part.id, name: part.name, input: echoedInput(part.input) })
         } else {
           const data = part.providerData as AnthropicReasoningData | undefined
           if (data?.provider !== "anthropic") continue

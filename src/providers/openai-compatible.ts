@@ -17,7 +17,7 @@ import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./er
 import type { ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { dataUrl, OPENAI_IMAGES } from "./openai.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 
 export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
   const baseURL = baseUrlFrom(env, "OPENAI_BASE_URL", "http://localhost:11434/v1")
@@ -100,7 +100,7 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
       const text = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
       const calls = message.content.flatMap((p) =>
         p.type === "tool-call"
-          ? [{ id: p.id, type: "function" as const, function: { name: p.name, arguments: JSON.stringify(p.input) } }]
+          ? [{ id: p.id, type: "function" as const, function: { name: p.name, arguments: JSON.stringify(echoedInput(p.input)) } }]
           : [],
       )
       if (text === "" && calls.length === 0) continue

@@ -23,7 +23,7 @@ import { baseUrlFrom } from "./base-url.ts"
 import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow, takesImages } from "./prices.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
 interface OpenAIReasoningData {
@@ -117,7 +117,7 @@ function toResponsesInput(messages: Message[]): ResponseInputItem[] {
         if (part.type === "text") {
           if (part.text !== "") input.push({ role: "assistant", content: part.text })
         } else if (part.type === "tool-call") {
-          input.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(part.input) })
+          input.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(echoedInput(part.input)) })
         } else {
           const data = part.providerData as OpenAIReasoningData | undefined
           if (data?.provider !== "openai") continue
