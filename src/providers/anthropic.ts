@@ -24,7 +24,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo, takesImages } from "./prices.ts"
 import { echoedInput, parseToolInput } from "./tool-input.ts"
@@ -93,7 +93,11 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         () => sdk.post<Stream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal: request.signal }),
         ctx,
       )
-      yield* mapEvents(events, ctx, request)
+      try {
+        yield* mapEvents(events, ctx, request)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }

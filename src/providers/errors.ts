@@ -16,6 +16,8 @@ export interface ErrorContext {
   /** The variable holding the key, named when the key is refused. */
   keyVariable: string
   signal?: AbortSignal
+  /** The type of the event being mapped (set by sdkEvents), named when it turns out malformed. */
+  event?: string
 }
 
 /** Error types some providers send in a 200 stream or an error body, which are worth a retry. */
@@ -134,6 +136,21 @@ export async function* sdkEvents<T>(
     }
     if (next.done) return
     onActivity?.()
+    const value = next.value as { type?: unknown; object?: unknown } | null
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new ModelError(`${context.api} sent an event that is not a JSON object`, true)
+    const type = value.type ?? value.object
+    context.event = typeof type === "string" ? type : undefined
     yield next.value
   }
+}
+
+/**
+ * An event the provider's mapping could not read (a field missing or of the wrong type): a broken
+ * response, retried like a cut-off one, named by its event type rather than a TypeError's text.
+ */
+export function malformedEvent(error: unknown, context: ErrorContext): Error {
+  if (error instanceof ModelError || error instanceof CancelledError) return error
+  if (context.signal?.aborted) return new CancelledError()
+  return new ModelError(`${context.api} sent a malformed ${context.event ? `"${context.event}" event` : "event"}`, true)
 }

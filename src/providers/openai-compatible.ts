@@ -13,7 +13,7 @@ import type {
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { dataUrl, OPENAI_IMAGES } from "./openai.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
@@ -51,7 +51,11 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
       }
       const sdk = client
       const events = await openStream(() => sdk.chat.completions.create(chatRequest(spec, request), { signal: request.signal }), ctx)
-      yield* mapChunks(events, ctx, request)
+      try {
+        yield* mapChunks(events, ctx, request)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }

@@ -20,7 +20,7 @@ import type {
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow, takesImages } from "./prices.ts"
 import { echoedInput, parseToolInput } from "./tool-input.ts"
@@ -74,7 +74,11 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       }
       const sdk = client
       const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
-      yield* mapEvents(events, ctx, request.onActivity)
+      try {
+        yield* mapEvents(events, ctx, request.onActivity)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }

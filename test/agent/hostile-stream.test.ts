@@ -1,7 +1,7 @@
 // A provider whose stream breaks the protocol: the run neither runs what a broken response asked
 // for nor sends the provider a history it must refuse.
 import { afterEach, describe, expect, test } from "bun:test"
-import { fakeProviders } from "../support/fake-model.ts"
+import { fakeProviders, sse, type FakeProvider } from "../support/fake-model.ts"
 import { rig, type Rig } from "./helpers.ts"
 
 let current: Rig | undefined
@@ -23,5 +23,23 @@ describe.each(fakeProviders)("%s", (provider) => {
     // The retried request holds no trace of the broken response.
     expect(current.server.requests).toHaveLength(2)
     expect(current.server.requests[1]!.toolResults).toEqual([])
+  })
+})
+
+/** A malformed event, in each wire format: JSON that is not an object, then an event missing its body. */
+const malformed: Record<FakeProvider, { notObject: string; missing: string; type: string }> = {
+  anthropic: { notObject: "event: message_start\ndata: null\n\n", missing: sse({ type: "message_start" }, "message_start"), type: "message_start" },
+  openai: { notObject: "event: response.created\ndata: [1]\n\n", missing: sse({ type: "response.output_item.added", output_index: 0 }, "response.output_item.added"), type: "response.output_item.added" },
+  "openai-compatible": { notObject: "data: null\n\n", missing: sse({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, finish_reason: null }] }), type: "chat.completion.chunk" },
+}
+
+describe.each(fakeProviders)("%s: a malformed event is a broken response, retried with a message that names it", (provider) => {
+  test.each(["notObject", "missing"] as const)("%s", async (kind) => {
+    current = await rig(provider, [{ raw: { body: malformed[provider][kind] } }, { blocks: [{ type: "execute", script: 'taskComplete("ok")' }] }])
+    const events = await current.run("go")
+    expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+    const api = provider === "anthropic" ? "Anthropic API" : provider === "openai" ? "OpenAI API" : `OpenAI-compatible API at ${current.server.url}`
+    const message = kind === "notObject" ? `${api} sent an event that is not a JSON object` : `${api} sent a malformed "${malformed[provider].type}" event`
+    expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([{ _tag: "ErrorRetry", error: { message, retryable: true } }])
   })
 })
