@@ -252,7 +252,9 @@ async function* mapEvents(
         const block = blocks.get(event.index)
         if (block?.type === "text") yield { type: "text-end" }
         else if (block?.type === "thinking") {
-          yield { type: "provider-data", data: { provider: "anthropic", signature: block.signature } }
+          // An unsigned block (a broken response, or a proxy that does not sign) cannot be echoed:
+          // the API refuses it, so it stays without provider data and is shown but not sent back.
+          if (block.signature) yield { type: "provider-data", data: { provider: "anthropic", signature: block.signature } }
           yield { type: "reasoning-end" }
         } else if (block?.type === "redacted") yield { type: "reasoning-end" }
         else if (block?.type === "tool") {

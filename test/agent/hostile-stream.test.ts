@@ -43,3 +43,19 @@ describe.each(fakeProviders)("%s: a malformed event is a broken response, retrie
     expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([{ _tag: "ErrorRetry", error: { message, retryable: true } }])
   })
 })
+
+test("anthropic: a thinking block without a signature is shown but not echoed (the API refuses an unsigned one)", async () => {
+  current = await rig(
+    "anthropic",
+    [
+      { blocks: [{ type: "reasoning", text: "look first", signature: "" }, { type: "execute", script: 'console.log("one")' }] },
+      { blocks: [{ type: "execute", script: 'taskComplete("ok")' }] },
+    ],
+    { modelId: "claude-sonnet-4-5:high" },
+  )
+  const events = await current.run("go")
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+  expect(events.some((event) => event._tag === "ReasoningDelta" && event.delta === "look first")).toBe(true)
+  const assistant = current.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant")
+  expect(assistant.content.map((c: any) => c.type)).toEqual(["tool_use"])
+})
