@@ -203,11 +203,14 @@ async function* mapEvents(
 ): AsyncIterable<Part> {
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
   let stop: StopReason | null = null
+  let reported = false
   const blocks = new Map<number, Block>()
   for await (const event of sdkEvents(events, ctx, onActivity)) {
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage
+        if (!u) break
+        reported = true
         usage.inputTokens = u.input_tokens ?? 0
         usage.outputTokens = u.output_tokens ?? 0
         usage.cacheReadTokens = u.cache_read_input_tokens ?? 0
@@ -264,17 +267,19 @@ async function* mapEvents(
         break
       }
       case "message_delta": {
+        stop = event.delta.stop_reason ?? stop
         const u = event.usage
+        if (!u) break
+        reported = true
         if (u.input_tokens != null) usage.inputTokens = u.input_tokens
         if (u.cache_read_input_tokens != null) usage.cacheReadTokens = u.cache_read_input_tokens
         if (u.cache_creation_input_tokens != null) usage.cacheWriteTokens = u.cache_creation_input_tokens
         usage.outputTokens = u.output_tokens
         onUsage?.({ ...usage })
-        stop = event.delta.stop_reason ?? stop
         break
       }
       case "message_stop":
-        yield { type: "finish", stop: stopReason(stop), usage }
+        yield { type: "finish", stop: stopReason(stop), usage: reported ? usage : { ...usage, unreported: true } }
         return
     }
   }

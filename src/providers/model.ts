@@ -5,6 +5,11 @@ export interface TokenUsage {
   outputTokens: number
   cacheReadTokens: number
   cacheWriteTokens: number
+  /**
+   * True when the API reported no token counts for the response (the counts are then 0): its cost
+   * is unknown, so the run's costUsd becomes null and --max-budget-usd stops the run.
+   */
+  unreported?: true
 }
 
 export type Part =

@@ -133,7 +133,8 @@ async function* mapChunks(
   let open: "text" | "reasoning" | null = null
   const calls = new Map<number, Call>()
   let finish: string | null = null
-  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+  // Until a usage chunk comes (a server may send none, or ignore stream_options.include_usage).
+  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, unreported: true }
   const close = function* (): Iterable<Part> {
     if (open === "text") yield { type: "text-end" }
     if (open === "reasoning") yield { type: "reasoning-end" }

@@ -142,6 +142,7 @@ function inputImages(images: readonly ImagePart[]): { type: "input_image"; image
 }
 
 function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage {
+  if (!u) return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, unreported: true }
   const cacheRead = u?.input_tokens_details?.cached_tokens ?? 0
   const cacheWrite = u?.input_tokens_details?.cache_write_tokens ?? 0
   return {

@@ -53,7 +53,8 @@ export interface FakeUsage {
 
 export interface FakeReply {
   blocks: FakeBlock[]
-  usage?: FakeUsage
+  /** null: the response carries no token counts at all (a broken or stripped-down endpoint). */
+  usage?: FakeUsage | null
   /** `refusal`: Anthropic's stop_reason "refusal", OpenAI's content_filter. */
   stop?: "end" | "tool" | "length" | "refusal"
   delayMs?: number
@@ -168,6 +169,11 @@ export function stopOf(reply: FakeReply): "end" | "tool" | "length" | "refusal" 
 /** Whether clanka sent this request for a sub-agent (its system prompt carries the sub-agent note). */
 export function fromSubagent(request: FakeRequest): boolean {
   return request.system.includes(SUBAGENT_NOTE)
+}
+
+/** Whether the reply carries token counts on the wire. */
+export function reportsUsage(reply: FakeReply): boolean {
+  return reply.usage !== null
 }
 
 export function usageOf(reply: FakeReply): Required<FakeUsage> {
