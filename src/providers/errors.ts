@@ -47,6 +47,9 @@ function providerMessage(error: unknown): { message: string; type?: string } {
 export function toModelError(error: unknown, context: ErrorContext): Error {
   if (error instanceof ModelError || error instanceof CancelledError) return error
   if (context.signal?.aborted) return new CancelledError()
+  // guardedFetch's refusals, which the SDKs wrap as connection errors.
+  const cause = (error as { cause?: unknown } | null)?.cause
+  if (cause instanceof ModelError) return cause
   const name = (error as { name?: unknown })?.name
   if (name === "AbortError" || name === "APIUserAbortError") return new CancelledError()
   const status = (error as { status?: unknown })?.status

@@ -20,6 +20,7 @@ import type {
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
+import { guardedFetch } from "./guarded-fetch.ts"
 import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow, takesImages } from "./prices.ts"
@@ -70,7 +71,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context) })
       }
       const sdk = client
       const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
