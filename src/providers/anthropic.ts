@@ -84,7 +84,8 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         // The base client: the same requests, without the API's resource classes, which clanka
         // never calls and whose loading cost the agent ~7 ms of CPU (BENCHMARKS).
         const { BaseAnthropic } = await import("@anthropic-ai/sdk/client")
-        client = new BaseAnthropic({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context) })
+        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
+        client = new BaseAnthropic({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
       }
       const sdk = client
       const body = anthropicRequest(spec, info?.maxOutput, request)

@@ -71,7 +71,8 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context) })
+        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
+        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
       }
       const sdk = client
       const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
