@@ -44,6 +44,21 @@ function providerMessage(error: unknown): { message: string; type?: string } {
   return type === undefined ? { message } : { message, type }
 }
 
+/**
+ * The wait a response's `retry-after-ms` or `retry-after` (seconds, or an HTTP date) asks for;
+ * undefined when absent, negative or not a number or date. The loop bounds it (retry.ts).
+ */
+export function retryAfterMs(headers: unknown): number | undefined {
+  if (!(headers instanceof Headers)) return undefined
+  const ms = Number(headers.get("retry-after-ms") ?? Number.NaN)
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = headers.get("retry-after")?.trim()
+  if (!value) return undefined
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
 export function toModelError(error: unknown, context: ErrorContext): Error {
   if (error instanceof ModelError || error instanceof CancelledError) return error
   if (context.signal?.aborted) return new CancelledError()
@@ -61,7 +76,7 @@ export function toModelError(error: unknown, context: ErrorContext): Error {
     // The status decides: a 4xx other than 408/409/429 ends the run whatever type its body names
     // (a 404 "api_error" is a wrong model or URL, not a passing fault).
     const retryable = type !== "insufficient_quota" && (status === 408 || status === 409 || status === 429 || status >= 500)
-    return new ModelError(detail, retryable, status)
+    return new ModelError(detail, retryable, status, retryable ? retryAfterMs((error as { headers?: unknown }).headers) : undefined)
   }
   if (name === "APIError" || (error as { error?: unknown })?.error !== undefined) {
     // An error event inside a 200 stream (e.g. overloaded_error): no HTTP status.

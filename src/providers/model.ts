@@ -111,6 +111,8 @@ export class ModelError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    /** How long the server asked to wait before a retry (Retry-After), when it said so sanely. */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
   }
