@@ -42,6 +42,8 @@ export class TurnTimeoutError extends ModelError {
   }
 }
 
+const UNFINISHED_SCRIPT = "(not run: the response ended before the script was complete)"
+
 const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
 
 /**
@@ -241,5 +243,10 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     }
   }
   if (!usage || !stop) throw new ModelError("the model's response ended before it was complete", true)
+  // A script whose call never completed (the response stopped mid-call: a refusal, the output
+  // limit) does not run; its ScriptEnd still gets its ScriptOutput.
+  for (const id of streamed) {
+    if (!toolCalls.some((call) => call.id === id)) request.emit({ _tag: "ScriptOutput", output: UNFINISHED_SCRIPT, failed: true })
+  }
   return { content, toolCalls, usage, stop, durationMs: performance.now() - started }
 }

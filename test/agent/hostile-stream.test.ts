@@ -59,3 +59,43 @@ test("anthropic: a thinking block without a signature is shown but not echoed (t
   const assistant = current.server.requests[1]!.body.messages.find((m: any) => m.role === "assistant")
   expect(assistant.content.map((c: any) => c.type)).toEqual(["tool_use"])
 })
+
+/** A response that stops (refusal) while an execute call's input is still streaming: the call never completes. */
+const unfinishedCall: Record<"anthropic" | "openai", string> = {
+  anthropic: [
+    { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } },
+    { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "execute", input: {} } },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"script": "console.log(1)' } },
+    { type: "message_delta", delta: { stop_reason: "refusal" }, usage: { output_tokens: 3 } },
+    { type: "message_stop" },
+  ]
+    .map((event) => sse(event, event.type))
+    .join(""),
+  openai: [
+    { type: "response.output_item.added", output_index: 0, item: { type: "function_call", id: "fc_1", call_id: "call_1", name: "execute", arguments: "" } },
+    { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 0, delta: '{"script": "console.log(1)' },
+    { type: "response.incomplete", response: { id: "r", object: "response", status: "incomplete", output: [], incomplete_details: { reason: "content_filter" }, usage: { input_tokens: 5, output_tokens: 3 } } },
+  ]
+    .map((event) => sse(event, event.type))
+    .join(""),
+}
+
+describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
+  test("a script whose call the response never completed (it stopped mid-call) gets its ScriptOutput, not run", async () => {
+    current = await rig(provider, [{ raw: { body: unfinishedCall[provider] } }], { conversation: true })
+    const events = await current.run("go")
+    expect(events.map((event) => event._tag).filter((tag) => tag.startsWith("Script") || tag.startsWith("Agent"))).toEqual([
+      "AgentStart",
+      "ScriptStart",
+      "ScriptDelta",
+      "ScriptEnd",
+      "ScriptOutput",
+      "AgentFinished",
+    ])
+    expect(events.find((event) => event._tag === "ScriptOutput")).toEqual({
+      _tag: "ScriptOutput",
+      output: "(not run: the response ended before the script was complete)",
+      failed: true,
+    })
+  })
+})
