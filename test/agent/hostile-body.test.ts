@@ -74,3 +74,32 @@ test("a gzip bomb is counted as it inflates: cut at the cap, not inflated whole"
   ])
   // The bomb has no end: that the run ended at all shows the reading stopped.
 })
+
+describe.each(fakeProviders)("%s", (provider) => {
+  test("a redirect to another host does not carry the API key there", async () => {
+    const seen: Record<string, string>[] = []
+    const elsewhere = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(req) {
+        seen.push(Object.fromEntries(req.headers))
+        return Response.json({ error: { type: "invalid_request_error", message: "not here" } }, { status: 400 })
+      },
+    })
+    try {
+      // Another port is another origin.
+      const sent = (origin: string) => `http://127.0.0.1:${elsewhere.port}${new URL(origin).pathname}`
+      current = await rig(provider, [(request) => ({ raw: { status: 307, headers: { location: sent(`http://x${request.path}`) }, body: "" } }), done])
+      const events = await current.run("go")
+      expect(events.at(-1)).toMatchObject({ _tag: "AgentError", exitCode: 1 })
+      // The redirect was followed (the body went there), without the key: fetch drops it across origins.
+      expect(seen.length).toBeGreaterThan(0)
+      for (const headers of seen) {
+        expect(headers["x-api-key"]).toBeUndefined()
+        expect(headers.authorization).toBeUndefined()
+      }
+    } finally {
+      await elsewhere.stop(true)
+    }
+  })
+})
