@@ -174,11 +174,18 @@ async function* mapChunks(
       yield { type: "text-delta", delta: delta.content }
     }
     for (const tc of delta.tool_calls ?? []) {
-      let call = calls.get(tc.index)
+      // Some servers send no index: a delta with a new id starts the next call, one without
+      // continues the latest.
+      let index: number = tc.index
+      if (typeof index !== "number") {
+        const latest = [...calls.keys()].at(-1)
+        index = latest === undefined || (tc.id && tc.id !== calls.get(latest)!.id) ? calls.size : latest
+      }
+      let call = calls.get(index)
       if (!call) {
         yield* close()
-        call = { id: tc.id || `call_${tc.index}`, name: tc.function?.name ?? "", json: "" }
-        calls.set(tc.index, call)
+        call = { id: tc.id || `call_${index}`, name: tc.function?.name ?? "", json: "" }
+        calls.set(index, call)
         yield { type: "tool-input-start", id: call.id, name: call.name }
       }
       const args = tc.function?.arguments

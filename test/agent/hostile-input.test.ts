@@ -1,7 +1,7 @@
 // A tool call whose input is not a JSON object (cut off by the output limit, invalid, an array):
 // nothing runs, the model is told, and the call it made is echoed in a form every provider takes.
 import { afterEach, describe, expect, test } from "bun:test"
-import { fakeProviders, type FakeProvider, type FakeRequest } from "../support/fake-model.ts"
+import { fakeProviders, sse, type FakeProvider, type FakeRequest } from "../support/fake-model.ts"
 import { rig, type Rig } from "./helpers.ts"
 
 let current: Rig | undefined
@@ -38,4 +38,19 @@ describe.each(fakeProviders)("%s", (provider) => {
     expect(echoed).toHaveLength(1)
     expect(echoed[0]).toEqual({})
   })
+})
+
+test("openai-compatible: tool-call deltas without an index (some servers omit it) are told apart by id", async () => {
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })
+  const call = (id: string, script: string) => ({ tool_calls: [{ id, type: "function", function: { name: "execute", arguments: JSON.stringify({ script }) } }] })
+  current = await rig("openai-compatible", [
+    { raw: { body: chunk(call("a", 'console.log("one")')) + chunk(call("b", 'taskComplete("two")')) + chunk({}, "tool_calls") + sse("[DONE]") } },
+  ])
+  const events = await current.run("go")
+  expect(events.filter((event) => event._tag === "ScriptOutput")).toEqual([
+    { _tag: "ScriptOutput", output: "one\n" },
+    { _tag: "ScriptOutput", output: "(no output)" },
+  ])
+  expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "two" })
 })
