@@ -99,3 +99,52 @@ describe.each(["anthropic", "openai"] as const)("%s", (provider) => {
     })
   })
 })
+
+/**
+ * Events without content, without end: an event type clanka does not know (the Anthropic SDK drops
+ * `ping` itself), an empty Chat Completions chunk.
+ */
+function keepAlive(provider: "anthropic" | "openai-compatible"): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  const first =
+    provider === "anthropic"
+      ? sse({ type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }, "message_start")
+      : sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta: { content: "hal" }, finish_reason: null }] })
+  const ping = provider === "anthropic" ? sse({ type: "heartbeat" }, "heartbeat") : sse({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [] })
+  let timer: ReturnType<typeof setInterval> | undefined
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(encoder.encode(first))
+      timer = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(ping))
+        } catch {
+          clearInterval(timer)
+        }
+      }, 20)
+    },
+    cancel() {
+      clearInterval(timer)
+    },
+  })
+}
+
+describe.each(["anthropic", "openai-compatible"] as const)("%s", (provider) => {
+  test("keep-alive events without content end the turn at 3 × the turn timeout", async () => {
+    current = await rig(provider, [{ blocks: [{ type: "text", text: "warm" }] }, { raw: { body: keepAlive(provider) } }], {
+      conversation: true,
+      // 1 s, as turn-timeout tests use: a loaded machine's first chunk still arrives within it.
+      turnTimeoutMs: 1_000,
+      retry: { maxRetries: 0, baseMs: 1, maxMs: 1 },
+    })
+    await current.run("load the SDK first") // so the timed turn measures only the stream
+    const started = performance.now()
+    const events = await current.run("go")
+    expect(events.at(-1)).toEqual({
+      _tag: "AgentError",
+      exitCode: 1,
+      message: "the model sent only keep-alive events for 3 s (3 × the turn timeout) (gave up after 1 attempts)",
+    })
+    expect(performance.now() - started).toBeLessThan(8_000)
+  })
+})
