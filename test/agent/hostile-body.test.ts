@@ -32,6 +32,29 @@ describe.each(fakeProviders)("%s", (provider) => {
   })
 })
 
+describe.each(fakeProviders)("%s", (provider) => {
+  test("a 200 with a JSON body (a server that does not stream) ends the run at once, saying so", async () => {
+    const body = JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] })
+    current = await rig(provider, [{ raw: { headers: { "content-type": "application/json" }, body } }, done])
+    const events = await current.run("go")
+    expect(events.map(brief)).toEqual([
+      "AgentStart",
+      `AgentError 1 ${apiName(provider, current.server.url)} answered with JSON, not an event stream: does the server stream responses (stream: true)?`,
+    ])
+    expect(current.server.requests).toHaveLength(1)
+  })
+
+  test("a 200 with a JSON error body is retried, naming the error", async () => {
+    const body = JSON.stringify({ error: { message: "model is loading", type: "server_error" } })
+    current = await rig(provider, [{ raw: { headers: { "content-type": "application/json" }, body } }, { blocks: [{ type: "execute", script: 'taskComplete("ok")' }] }])
+    const events = await current.run("go")
+    expect(events.filter((event) => event._tag === "ErrorRetry")).toEqual([
+      { _tag: "ErrorRetry", error: { message: `${apiName(provider, current.server.url)} error (server_error): model is loading`, retryable: true } },
+    ])
+    expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+  })
+})
+
 const MiB = 1024 * 1024
 
 /** A body that never ends: 1 MiB pieces of one SSE line with no line break; counts what it sent. */
