@@ -5,6 +5,8 @@
  */
 export class Budget {
   spentUsd = 0
+  /** Why the spending cannot be known any more (a response without token counts). */
+  private unknownBecause: string | undefined
   constructor(readonly limitUsd: number) {}
 
   add(costUsd: number | null): void {
@@ -12,8 +14,15 @@ export class Budget {
     if (costUsd !== null) this.spentUsd += costUsd
   }
 
+  /** A response whose cost cannot be known: the budget can no longer be enforced, so the run stops. */
+  unknown(why: string): void {
+    this.unknownBecause ??= why
+  }
+
   /** Why the run must stop, once the budget is spent (the run then ends with exit 1). */
   exceeded(): string | undefined {
+    if (this.unknownBecause !== undefined)
+      return `stopped: ${this.unknownBecause}, so the run's cost is unknown and --max-budget-usd cannot be enforced`
     if (this.spentUsd < this.limitUsd) return undefined
     return `stopped: the run has cost $${this.spentUsd.toFixed(4)}, which reaches the budget of $${this.limitUsd} (--max-budget-usd)`
   }

@@ -5,7 +5,7 @@ import type { ContentPart } from "./events.ts"
 import { validateJson } from "../schema/validate.ts"
 import type { OutputLock } from "./output-lock.ts"
 import { sleep } from "../util/sleep.ts"
-import { asModelError, backoffMs, type RetryPolicy } from "./retry.ts"
+import { asModelError, cutWaitNote, retryWaitMs, type RetryPolicy } from "./retry.ts"
 import { streamTurn, TurnTimeoutError, type ToolCall, type TurnResult } from "./turn.ts"
 import { UsageTotals } from "./usage.ts"
 import { type HostEntry } from "./hosts.ts"
@@ -324,12 +324,12 @@ async function turnWithRetries(shared: TurnSettings, run: LoopRun, tools: ToolSp
       dropScripts(CUT_FOR_RETRY)
       run.emit({
         _tag: "ErrorRetry",
-        error: { message: error.message, retryable: true, ...(error.status === undefined ? {} : { status: error.status }) },
+        error: { message: error.message + cutWaitNote(shared.retry, error.retryAfterMs), retryable: true, ...(error.status === undefined ? {} : { status: error.status }) },
       })
       // An inactivity timeout has already waited long enough: retry at once.
       if (!(error instanceof TurnTimeoutError)) {
         try {
-          await sleep(backoffMs(shared.retry, attempt), run.signal)
+          await sleep(retryWaitMs(shared.retry, attempt, error.retryAfterMs), run.signal)
         } catch {
           throw new RunError("interrupted", ExitCode.interrupted)
         }

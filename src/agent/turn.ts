@@ -34,13 +34,26 @@ export interface TurnResult {
   durationMs: number
 }
 
-/** The model went quiet for longer than the turn timeout. */
+/** The model went quiet for longer than the turn timeout, or sent only empty events for 3 times that. */
 export class TurnTimeoutError extends ModelError {
   override name = "TurnTimeoutError"
-  constructor(timeoutMs: number) {
-    super(`the model sent nothing for ${seconds(timeoutMs)} (turn timeout)`, true)
+  constructor(timeoutMs: number, emptyOnly = false) {
+    super(
+      emptyOnly
+        ? `the model sent only keep-alive events for ${seconds(timeoutMs * EMPTY_EVENTS_FACTOR)} (${EMPTY_EVENTS_FACTOR} × the turn timeout)`
+        : `the model sent nothing for ${seconds(timeoutMs)} (turn timeout)`,
+      true,
+    )
   }
 }
+
+/**
+ * Events that map to no part (pings, usage-only chunks, unknown types) keep a slow turn alive, but
+ * not for ever: a stream of nothing else for this many turn timeouts is a stall.
+ */
+const EMPTY_EVENTS_FACTOR = 3
+
+const UNFINISHED_SCRIPT = "(not run: the response ended before the script was complete)"
 
 const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
 
@@ -192,6 +205,14 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     clearTimeout(timer)
     timer = setTimeout(() => rejectTimeout(new TurnTimeoutError(request.timeoutMs)), request.timeoutMs)
   }
+  let contentTimer: ReturnType<typeof setTimeout> | undefined
+  /** Reset by parts only (content, boundaries, usage), not by events that map to none. */
+  const armContent = () => {
+    if (settled) return
+    clearTimeout(contentTimer)
+    const limit = request.timeoutMs * EMPTY_EVENTS_FACTOR
+    contentTimer = setTimeout(() => rejectTimeout(new TurnTimeoutError(request.timeoutMs, true)), limit)
+  }
 
   const iterator = request.model
     .stream({
@@ -206,12 +227,14 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     [Symbol.asyncIterator]()
   try {
     arm()
+    armContent()
     while (true) {
       // Racing each read against the timer and the caller's signal: a provider stuck in a read
       // cannot hold the turn.
       const next = await Promise.race([iterator.next(), timeout, aborted])
       if (next.done) break
       arm()
+      armContent()
       if (handle(next.value)) {
         stop = "steered"
         break
@@ -225,6 +248,7 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
   } finally {
     settled = true
     clearTimeout(timer)
+    clearTimeout(contentTimer)
     request.signal.removeEventListener("abort", onAbort)
     controller.abort()
     iterator.return?.().catch(() => {})
@@ -241,5 +265,10 @@ export async function streamTurn(request: TurnRequest): Promise<TurnResult> {
     }
   }
   if (!usage || !stop) throw new ModelError("the model's response ended before it was complete", true)
+  // A script whose call never completed (the response stopped mid-call: a refusal, the output
+  // limit) does not run; its ScriptEnd still gets its ScriptOutput.
+  for (const id of streamed) {
+    if (!toolCalls.some((call) => call.id === id)) request.emit({ _tag: "ScriptOutput", output: UNFINISHED_SCRIPT, failed: true })
+  }
   return { content, toolCalls, usage, stop, durationMs: performance.now() - started }
 }

@@ -22,16 +22,18 @@ export class UsageTotals {
 
   /** One response (or the part of one a failure left): also the latest context size. */
   add(reported: TokenUsage): void {
+    this.addSpent(reported)
     const usage = counted(reported)
-    this.addSpent(usage)
     this.contextTokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens
   }
 
   /** A response that is not part of the conversation (a compaction summary): counted and priced, context unchanged. */
   addSpent(reported: TokenUsage): void {
     const usage = counted(reported)
-    const cost = costUsd(this.model.provider, this.model.id, usage)
-    this.budget?.add(cost)
+    // No counts at all is not $0: the cost of this response, and so of the run, is unknown.
+    const cost = reported.unreported ? null : costUsd(this.model.provider, this.model.id, usage)
+    if (reported.unreported) this.budget?.unknown(`a response of ${this.model.provider}/${this.model.id} reported no token usage`)
+    else this.budget?.add(cost)
     this.sum(usage, cost)
   }
 

@@ -24,10 +24,11 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
+import { guardedFetch } from "./guarded-fetch.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo, takesImages } from "./prices.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
 const ephemeral = { type: "ephemeral" } as const
@@ -83,7 +84,8 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         // The base client: the same requests, without the API's resource classes, which clanka
         // never calls and whose loading cost the agent ~7 ms of CPU (BENCHMARKS).
         const { BaseAnthropic } = await import("@anthropic-ai/sdk/client")
-        client = new BaseAnthropic({ apiKey, baseURL, maxRetries: 0 })
+        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
+        client = new BaseAnthropic({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
       }
       const sdk = client
       const body = anthropicRequest(spec, info?.maxOutput, request)
@@ -93,7 +95,11 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         () => sdk.post<Stream<RawMessageStreamEvent>>("/v1/messages", { body, stream: true, signal: request.signal }),
         ctx,
       )
-      yield* mapEvents(events, ctx, request)
+      try {
+        yield* mapEvents(events, ctx, request)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }
@@ -150,7 +156,7 @@ function toAnthropicMessages(messages: Message[]): MessageParam[] {
         if (part.type === "text") {
           if (part.text !== "") blocks.push({ type: "text", text: part.text })
         } else if (part.type === "tool-call") {
-          blocks.push({ type: "tool_use", id: part.id, name: part.name, input: part.input })
+          blocks.push({ type: "tool_use", id: part.id, name: part.name, input: echoedInput(part.input) })
         } else {
           const data = part.providerData as AnthropicReasoningData | undefined
           if (data?.provider !== "anthropic") continue
@@ -199,11 +205,14 @@ async function* mapEvents(
 ): AsyncIterable<Part> {
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
   let stop: StopReason | null = null
+  let reported = false
   const blocks = new Map<number, Block>()
   for await (const event of sdkEvents(events, ctx, onActivity)) {
     switch (event.type) {
       case "message_start": {
         const u = event.message.usage
+        if (!u) break
+        reported = true
         usage.inputTokens = u.input_tokens ?? 0
         usage.outputTokens = u.output_tokens ?? 0
         usage.cacheReadTokens = u.cache_read_input_tokens ?? 0
@@ -248,7 +257,9 @@ async function* mapEvents(
         const block = blocks.get(event.index)
         if (block?.type === "text") yield { type: "text-end" }
         else if (block?.type === "thinking") {
-          yield { type: "provider-data", data: { provider: "anthropic", signature: block.signature } }
+          // An unsigned block (a broken response, or a proxy that does not sign) cannot be echoed:
+          // the API refuses it, so it stays without provider data and is shown but not sent back.
+          if (block.signature) yield { type: "provider-data", data: { provider: "anthropic", signature: block.signature } }
           yield { type: "reasoning-end" }
         } else if (block?.type === "redacted") yield { type: "reasoning-end" }
         else if (block?.type === "tool") {
@@ -258,17 +269,19 @@ async function* mapEvents(
         break
       }
       case "message_delta": {
+        stop = event.delta.stop_reason ?? stop
         const u = event.usage
+        if (!u) break
+        reported = true
         if (u.input_tokens != null) usage.inputTokens = u.input_tokens
         if (u.cache_read_input_tokens != null) usage.cacheReadTokens = u.cache_read_input_tokens
         if (u.cache_creation_input_tokens != null) usage.cacheWriteTokens = u.cache_creation_input_tokens
         usage.outputTokens = u.output_tokens
         onUsage?.({ ...usage })
-        stop = event.delta.stop_reason ?? stop
         break
       }
       case "message_stop":
-        yield { type: "finish", stop: stopReason(stop), usage }
+        yield { type: "finish", stop: stopReason(stop), usage: reported ? usage : { ...usage, unreported: true } }
         return
     }
   }

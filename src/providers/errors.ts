@@ -16,6 +16,8 @@ export interface ErrorContext {
   /** The variable holding the key, named when the key is refused. */
   keyVariable: string
   signal?: AbortSignal
+  /** The type of the event being mapped (set by sdkEvents), named when it turns out malformed. */
+  event?: string
 }
 
 /** Error types some providers send in a 200 stream or an error body, which are worth a retry. */
@@ -42,9 +44,27 @@ function providerMessage(error: unknown): { message: string; type?: string } {
   return type === undefined ? { message } : { message, type }
 }
 
+/**
+ * The wait a response's `retry-after-ms` or `retry-after` (seconds, or an HTTP date) asks for;
+ * undefined when absent, negative or not a number or date. The loop bounds it (retry.ts).
+ */
+export function retryAfterMs(headers: unknown): number | undefined {
+  if (!(headers instanceof Headers)) return undefined
+  const ms = Number(headers.get("retry-after-ms") ?? Number.NaN)
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = headers.get("retry-after")?.trim()
+  if (!value) return undefined
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+}
+
 export function toModelError(error: unknown, context: ErrorContext): Error {
   if (error instanceof ModelError || error instanceof CancelledError) return error
   if (context.signal?.aborted) return new CancelledError()
+  // guardedFetch's refusals, which the SDKs wrap as connection errors.
+  const cause = (error as { cause?: unknown } | null)?.cause
+  if (cause instanceof ModelError) return cause
   const name = (error as { name?: unknown })?.name
   if (name === "AbortError" || name === "APIUserAbortError") return new CancelledError()
   const status = (error as { status?: unknown })?.status
@@ -56,7 +76,7 @@ export function toModelError(error: unknown, context: ErrorContext): Error {
     // The status decides: a 4xx other than 408/409/429 ends the run whatever type its body names
     // (a 404 "api_error" is a wrong model or URL, not a passing fault).
     const retryable = type !== "insufficient_quota" && (status === 408 || status === 409 || status === 429 || status >= 500)
-    return new ModelError(detail, retryable, status)
+    return new ModelError(detail, retryable, status, retryable ? retryAfterMs((error as { headers?: unknown }).headers) : undefined)
   }
   if (name === "APIError" || (error as { error?: unknown })?.error !== undefined) {
     // An error event inside a 200 stream (e.g. overloaded_error): no HTTP status.
@@ -134,6 +154,21 @@ export async function* sdkEvents<T>(
     }
     if (next.done) return
     onActivity?.()
+    const value = next.value as { type?: unknown; object?: unknown } | null
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new ModelError(`${context.api} sent an event that is not a JSON object`, true)
+    const type = value.type ?? value.object
+    context.event = typeof type === "string" ? type : undefined
     yield next.value
   }
+}
+
+/**
+ * An event the provider's mapping could not read (a field missing or of the wrong type): a broken
+ * response, retried like a cut-off one, named by its event type rather than a TypeError's text.
+ */
+export function malformedEvent(error: unknown, context: ErrorContext): Error {
+  if (error instanceof ModelError || error instanceof CancelledError) return error
+  if (context.signal?.aborted) return new CancelledError()
+  return new ModelError(`${context.api} sent a malformed ${context.event ? `"${context.event}" event` : "event"}`, true)
 }

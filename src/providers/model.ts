@@ -5,6 +5,11 @@ export interface TokenUsage {
   outputTokens: number
   cacheReadTokens: number
   cacheWriteTokens: number
+  /**
+   * True when the API reported no token counts for the response (the counts are then 0): its cost
+   * is unknown, so the run's costUsd becomes null and --max-budget-usd stops the run.
+   */
+  unreported?: true
 }
 
 export type Part =
@@ -106,6 +111,8 @@ export class ModelError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    /** How long the server asked to wait before a retry (Retry-After), when it said so sanely. */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
   }

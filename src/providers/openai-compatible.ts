@@ -13,11 +13,12 @@ import type {
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents } from "./errors.ts"
+import { guardedFetch } from "./guarded-fetch.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { dataUrl, OPENAI_IMAGES } from "./openai.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 
 export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
   const baseURL = baseUrlFrom(env, "OPENAI_BASE_URL", "http://localhost:11434/v1")
@@ -47,11 +48,16 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
+        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
       }
       const sdk = client
       const events = await openStream(() => sdk.chat.completions.create(chatRequest(spec, request), { signal: request.signal }), ctx)
-      yield* mapChunks(events, ctx, request)
+      try {
+        yield* mapChunks(events, ctx, request)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }
@@ -100,7 +106,7 @@ function toChatMessages(system: string, messages: Message[]): ChatCompletionMess
       const text = message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
       const calls = message.content.flatMap((p) =>
         p.type === "tool-call"
-          ? [{ id: p.id, type: "function" as const, function: { name: p.name, arguments: JSON.stringify(p.input) } }]
+          ? [{ id: p.id, type: "function" as const, function: { name: p.name, arguments: JSON.stringify(echoedInput(p.input)) } }]
           : [],
       )
       if (text === "" && calls.length === 0) continue
@@ -129,7 +135,8 @@ async function* mapChunks(
   let open: "text" | "reasoning" | null = null
   const calls = new Map<number, Call>()
   let finish: string | null = null
-  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+  // Until a usage chunk comes (a server may send none, or ignore stream_options.include_usage).
+  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, unreported: true }
   const close = function* (): Iterable<Part> {
     if (open === "text") yield { type: "text-end" }
     if (open === "reasoning") yield { type: "reasoning-end" }
@@ -167,11 +174,18 @@ async function* mapChunks(
       yield { type: "text-delta", delta: delta.content }
     }
     for (const tc of delta.tool_calls ?? []) {
-      let call = calls.get(tc.index)
+      // Some servers send no index: a delta with a new id starts the next call, one without
+      // continues the latest.
+      let index: number = tc.index
+      if (typeof index !== "number") {
+        const latest = [...calls.keys()].at(-1)
+        index = latest === undefined || (tc.id && tc.id !== calls.get(latest)!.id) ? calls.size : latest
+      }
+      let call = calls.get(index)
       if (!call) {
         yield* close()
-        call = { id: tc.id || `call_${tc.index}`, name: tc.function?.name ?? "", json: "" }
-        calls.set(tc.index, call)
+        call = { id: tc.id || `call_${index}`, name: tc.function?.name ?? "", json: "" }
+        calls.set(index, call)
         yield { type: "tool-input-start", id: call.id, name: call.name }
       }
       const args = tc.function?.arguments

@@ -20,10 +20,11 @@ import type {
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { type ErrorContext, incompleteStream, openStream, sdkEvents, toModelError } from "./errors.ts"
+import { guardedFetch } from "./guarded-fetch.ts"
+import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow, takesImages } from "./prices.ts"
-import { parseToolInput } from "./tool-input.ts"
+import { echoedInput, parseToolInput } from "./tool-input.ts"
 import type { Env, ModelSpec } from "./resolve.ts"
 
 interface OpenAIReasoningData {
@@ -70,11 +71,16 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0 })
+        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
+        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
       }
       const sdk = client
       const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
-      yield* mapEvents(events, ctx, request.onActivity)
+      try {
+        yield* mapEvents(events, ctx, request.onActivity)
+      } catch (error) {
+        throw malformedEvent(error, ctx)
+      }
     },
   }
 }
@@ -117,7 +123,7 @@ function toResponsesInput(messages: Message[]): ResponseInputItem[] {
         if (part.type === "text") {
           if (part.text !== "") input.push({ role: "assistant", content: part.text })
         } else if (part.type === "tool-call") {
-          input.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(part.input) })
+          input.push({ type: "function_call", call_id: part.id, name: part.name, arguments: JSON.stringify(echoedInput(part.input)) })
         } else {
           const data = part.providerData as OpenAIReasoningData | undefined
           if (data?.provider !== "openai") continue
@@ -138,6 +144,7 @@ function inputImages(images: readonly ImagePart[]): { type: "input_image"; image
 }
 
 function responsesUsage(u: ResponseUsage | null | undefined): TokenUsage {
+  if (!u) return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, unreported: true }
   const cacheRead = u?.input_tokens_details?.cached_tokens ?? 0
   const cacheWrite = u?.input_tokens_details?.cache_write_tokens ?? 0
   return {

@@ -97,3 +97,36 @@ test("503 three times with maxRetries 2: two ErrorRetry events, then AgentError 
   expect(events[1]).toEqual({ _tag: "ErrorRetry", error: { message: "Anthropic API error 503 (api_error): try later", retryable: true, status: 503 } })
   expect(current.server.requests.length).toBe(3)
 })
+
+describe.each(fakeProviders)("%s: Retry-After on a 429", (provider) => {
+  const limited = (value: string) => ({ error: { status: 429, message: "slow down", headers: { "retry-after": value } } })
+  const done = { blocks: [{ type: "execute" as const, script: 'taskComplete("ok")' }] }
+
+  test("is honoured up to the longest backoff", async () => {
+    current = await rig(provider, [limited("1"), done], { retry: { maxRetries: 2, baseMs: 1, maxMs: 5_000 } })
+    const started = performance.now()
+    const events = await current.run("go")
+    expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950)
+  })
+
+  test("a wait of days is cut to the longest backoff, and the ErrorRetry says so", async () => {
+    current = await rig(provider, [limited("999999"), done], { retry: { maxRetries: 2, baseMs: 1, maxMs: 200 } })
+    const started = performance.now()
+    const events = await current.run("go")
+    expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+    expect(performance.now() - started).toBeLessThan(5_000)
+    const retry = events.find((event) => event._tag === "ErrorRetry") as { error: { message: string } }
+    expect(retry.error.message).toEndWith("slow down (the server asked to wait 999999 s; clanka waits at most 0.2 s)")
+  })
+
+  test.each(["-5", "soon", ""])("a Retry-After of %p is ignored: the usual backoff", async (value) => {
+    current = await rig(provider, [limited(value), done], { retry: { maxRetries: 2, baseMs: 1, maxMs: 5_000 } })
+    const started = performance.now()
+    const events = await current.run("go")
+    expect(events.at(-1)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+    expect(performance.now() - started).toBeLessThan(900)
+    const retry = events.find((event) => event._tag === "ErrorRetry") as { error: { message: string } }
+    expect(retry.error.message).toEndWith("slow down")
+  })
+})

@@ -102,3 +102,30 @@ test("sessionId is a UUID, the same for every prompt of one conversation, differ
   const other = createAgent({ executor: current.executor, model: resolveModel("anthropic/claude-sonnet-4-5", current.server.env) })
   expect(other.sessionId).not.toBe(a!.sessionId)
 })
+
+describe.each(["anthropic", "openai"] as const)("%s: a response that reports no token usage on a priced model", (provider) => {
+  const turns: FakeTurn[] = [
+    { blocks: [{ type: "execute", script: "console.log(1)" }], usage: null },
+    { blocks: [{ type: "execute", script: 'taskComplete("ok")' }] },
+  ]
+
+  test("makes the run's cost unknown (null), never $0", async () => {
+    current = await rig(provider, turns)
+    const events = await current.run("go")
+    expect(usages(events).map((usage) => usage.costUsd)).toEqual([null, null])
+    expect(finished(events)).toMatchObject({ _tag: "AgentFinished", summary: "ok" })
+    expect(finished(events).usage.costUsd).toBeNull()
+  })
+
+  test("under --max-budget-usd ends the run after its script: the budget cannot be enforced", async () => {
+    current = await rig(provider, turns, { maxBudgetUsd: 5 })
+    const events = await current.run("go")
+    const model = provider === "anthropic" ? "anthropic/claude-sonnet-4-5" : "openai/gpt-5"
+    expect(events.at(-1)).toEqual({
+      _tag: "AgentError",
+      exitCode: 1,
+      message: `stopped: a response of ${model} reported no token usage, so the run's cost is unknown and --max-budget-usd cannot be enforced`,
+    })
+    expect(current.server.requests).toHaveLength(1)
+  })
+})

@@ -9,7 +9,7 @@
  * neutral request views are described in fake-model.ts.
  */
 import type { FakeBlock, FakeImage, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
-import { blockInput, deltas, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
+import { blockInput, deltas, reportsUsage, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, string> = {
   400: "invalid_request_error",
@@ -24,7 +24,7 @@ const errorTypes: Record<number, string> = {
 
 const ev = (data: { type: string }) => sse(data, data.type)
 
-function start(request: FakeRequest, usage: ReturnType<typeof usageOf>): string[] {
+function start(request: FakeRequest, usage: ReturnType<typeof usageOf> | null): string[] {
   return [
     ev({
       type: "message_start",
@@ -36,12 +36,16 @@ function start(request: FakeRequest, usage: ReturnType<typeof usageOf>): string[
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: {
-          input_tokens: usage.input,
-          output_tokens: 1,
-          cache_read_input_tokens: usage.cacheRead,
-          cache_creation_input_tokens: usage.cacheWrite,
-        },
+        ...(usage
+          ? {
+              usage: {
+                input_tokens: usage.input,
+                output_tokens: 1,
+                cache_read_input_tokens: usage.cacheRead,
+                cache_creation_input_tokens: usage.cacheWrite,
+              },
+            }
+          : {}),
       },
     } as { type: string }),
     ev({ type: "ping" }),
@@ -115,19 +119,23 @@ const format: FormatSpec = {
     return { system, toolNames: (body.tools ?? []).map((t: any) => t.name), toolResults, lastUserText, images }
   },
   frames(reply: FakeReply, request) {
-    const usage = usageOf(reply)
+    const usage = reportsUsage(reply) ? usageOf(reply) : null
     return [
       ...start(request, usage),
       ...reply.blocks.flatMap((block, i) => blockFrames(block, i, request)),
       ev({
         type: "message_delta",
         delta: { stop_reason: stopReasons[stopOf(reply)], stop_sequence: null },
-        usage: {
-          input_tokens: usage.input,
-          output_tokens: usage.output,
-          cache_read_input_tokens: usage.cacheRead,
-          cache_creation_input_tokens: usage.cacheWrite,
-        },
+        ...(usage
+          ? {
+              usage: {
+                input_tokens: usage.input,
+                output_tokens: usage.output,
+                cache_read_input_tokens: usage.cacheRead,
+                cache_creation_input_tokens: usage.cacheWrite,
+              },
+            }
+          : {}),
       } as { type: string }),
       ev({ type: "message_stop" }),
     ]

@@ -10,6 +10,7 @@
  *     { error: { status: 529 } },                       // provider-shaped error body
  *     { stall: { blocks: [{ type: "text", text: "hal" }] } }, // headers + these events, then silence
  *     { drop: { blocks: [] } },                         // some events, then the body ends early
+ *     { raw: { status: 200, body: "data: 5\n\n" } },        // exactly these bytes (hostile endpoints)
  *   ]
  *   const server = await startFakeModel("anthropic", turns) // or "openai", "openai-compatible"
  *   const model = resolveModel(`${server.provider}/fake-model`, server.env)
@@ -39,7 +40,8 @@ export type FakeBlock =
   | { type: "reasoning"; text: string | string[]; signature?: string }
   /** A call of the `execute` tool with `{script}`; its JSON argument streams in `chunks` pieces. */
   | { type: "execute"; script: string; id?: string; chunks?: number }
-  | { type: "tool-call"; name: string; input: unknown; id?: string; chunks?: number }
+  /** `json`: the argument text sent instead of `input`'s JSON (invalid or cut-off JSON on purpose). */
+  | { type: "tool-call"; name: string; input?: unknown; json?: string; id?: string; chunks?: number }
 
 /** Token counts as clanka reports them: `input` is uncached input. */
 export interface FakeUsage {
@@ -51,7 +53,8 @@ export interface FakeUsage {
 
 export interface FakeReply {
   blocks: FakeBlock[]
-  usage?: FakeUsage
+  /** null: the response carries no token counts at all (a broken or stripped-down endpoint). */
+  usage?: FakeUsage | null
   /** `refusal`: Anthropic's stop_reason "refusal", OpenAI's content_filter. */
   stop?: "end" | "tool" | "length" | "refusal"
   delayMs?: number
@@ -65,11 +68,20 @@ export interface FakeStall {
 export interface FakeDrop {
   drop: { blocks?: FakeBlock[] }
 }
+/**
+ * Whatever a hostile or broken endpoint answers, byte for byte: a status, headers and a body (a
+ * string, bytes, or a stream the test writes). The body is sent as it is, so `frames` of SSE text
+ * may be malformed on purpose; `content-type` defaults to text/event-stream.
+ */
+export interface FakeRaw {
+  raw: { status?: number; headers?: Record<string, string>; body: string | Uint8Array | ReadableStream<Uint8Array> }
+}
 export type FakeTurn =
   | FakeReply
   | FakeError
   | FakeStall
   | FakeDrop
+  | FakeRaw
   | ((request: FakeRequest) => FakeTurn | Promise<FakeTurn>)
 
 export interface FakeRequest {
@@ -147,7 +159,7 @@ export function splitChunks(text: string, chunks = 1): string[] {
 export function blockInput(block: FakeBlock & { type: "execute" | "tool-call" }): { name: string; json: string } {
   return block.type === "execute"
     ? { name: "execute", json: JSON.stringify({ script: block.script }) }
-    : { name: block.name, json: JSON.stringify(block.input) }
+    : { name: block.name, json: block.json ?? JSON.stringify(block.input) }
 }
 
 export function stopOf(reply: FakeReply): "end" | "tool" | "length" | "refusal" {
@@ -157,6 +169,11 @@ export function stopOf(reply: FakeReply): "end" | "tool" | "length" | "refusal" 
 /** Whether clanka sent this request for a sub-agent (its system prompt carries the sub-agent note). */
 export function fromSubagent(request: FakeRequest): boolean {
   return request.system.includes(SUBAGENT_NOTE)
+}
+
+/** Whether the reply carries token counts on the wire. */
+export function reportsUsage(reply: FakeReply): boolean {
+  return reply.usage !== null
 }
 
 export function usageOf(reply: FakeReply): Required<FakeUsage> {
@@ -221,6 +238,10 @@ export async function startFormatServer(format: FormatSpec, turns: FakeTurn[]): 
         const { status, message, type, body: raw, headers } = turn.error
         const errorBody = raw ?? format.errorBody(status, message ?? `fake error ${status}`, type)
         return Response.json(errorBody, { status, headers: { "request-id": `req_${request.index}`, ...headers } })
+      }
+      if ("raw" in turn) {
+        const { status = 200, headers, body: rawBody } = turn.raw
+        return new Response(rawBody, { status, headers: { "content-type": "text/event-stream", "request-id": `req_${request.index}`, ...headers } })
       }
       let frames: string[]
       let ending: "close" | "hang" | "drop" = "close"

@@ -18,7 +18,7 @@
  * Errors carry OpenAI's body `{error: {message, type, param, code}}`.
  */
 import type { FakeBlock, FakeImage, FakeReply, FakeRequest, FakeServer, FakeTurn, FormatSpec } from "./fake-model.ts"
-import { blockInput, deltas, fromDataUrl, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
+import { blockInput, deltas, fromDataUrl, reportsUsage, sse, splitChunks, startFormatServer, stopOf, usageOf } from "./fake-model.ts"
 
 const errorTypes: Record<number, [string, string | null]> = {
   400: ["invalid_request_error", null],
@@ -108,7 +108,7 @@ function responsesFrames(blocks: FakeBlock[], request: FakeRequest, reply: FakeR
   })
   if (reply) {
     const u = usageOf(reply)
-    const usage = {
+    const usage = !reportsUsage(reply) ? null : {
       input_tokens: u.input + u.cacheRead + u.cacheWrite,
       input_tokens_details: { cached_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite },
       output_tokens: u.output,
@@ -208,7 +208,7 @@ function chatFrames(blocks: FakeBlock[], request: FakeRequest, reply: FakeReply 
     chunk([{ index: 0, delta: {}, finish_reason: finish }])
     const u = usageOf(reply)
     const prompt = u.input + u.cacheRead
-    chunk([], {
+    if (reportsUsage(reply)) chunk([], {
       usage: {
         prompt_tokens: prompt,
         completion_tokens: u.output,
