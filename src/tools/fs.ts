@@ -7,6 +7,7 @@ import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 import { checkWritable, refusedBySandbox, type WriteAction } from "./write-policy.ts"
 import { filesChanged } from "./semantic/live.ts"
 import { randomHex } from "../util/random-hex.ts"
+import { tooLarge } from "./text-size.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -133,6 +134,8 @@ export const fsTools: Tool[] = [
       if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
       // A FIFO would wait for a writer forever (holding one of the few I/O threads), /dev/zero never end.
       if (!info.isFile()) throw new ToolError(`readFile: ${path} is not a regular file (a FIFO, socket or device); use bash to read it`)
+      const large = tooLarge(info.size)
+      if (large) throw new ToolError(`readFile: ${path}: ${large}; use bash (head, tail, sed -n) to read part of it`)
       const text = decodeText(await readFile(target), path)
       return startLine === undefined && endLine === undefined ? text : sliceLines(text, startLine, endLine)
     },

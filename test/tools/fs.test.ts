@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
-import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync } from "node:fs"
+import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync, truncateSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { callTool } from "../../src/tools/registry.ts"
@@ -60,6 +60,14 @@ describe("readFile", () => {
     writeFileSync(join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"))
     await expect(call("readFile", { path: "latin1.txt", startLine: 1, endLine: 1 })).rejects.toThrow(
       "readFile: latin1.txt is not UTF-8 text (invalid UTF-8, 5 bytes); use bash to inspect it",
+    )
+  })
+  test("refuses a file too large to read whole instead of answering an empty string", async () => {
+    // Past 2 GiB the text decoder answered "" and readFile returned it as the file's text.
+    writeFileSync(join(dir, "big.log"), "x\n")
+    truncateSync(join(dir, "big.log"), 2 ** 31)
+    await expect(call("readFile", { path: "big.log", startLine: 1, endLine: 1 })).rejects.toThrow(
+      "readFile: big.log: the file is 2.0 GiB, more than the 256 MiB read at once; use bash (head, tail, sed -n) to read part of it",
     )
   })
   test("reads UTF-8 with a byte order mark as it is, the mark included", async () => {

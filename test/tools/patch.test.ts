@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
@@ -78,6 +78,16 @@ test("a symlink is followed: the target changes and the link stays a link", asyn
   expect(result).toBe("M link.txt")
   expect(read("real.txt")).toBe("new\n")
   expect(lstatSync(join(dir, "link.txt")).isSymbolicLink()).toBe(true)
+})
+
+test("a file too large to patch is refused and left whole", async () => {
+  // Past 2 GiB the text decoder answered "", so an insertion replaced the whole file with one line.
+  writeFileSync(join(dir, "big.log"), "x\n".repeat(5000))
+  truncateSync(join(dir, "big.log"), 2 ** 31)
+  const message = await failure("*** Begin Patch\n*** Update File: big.log\n@@\n+appended\n*** End Patch")
+  expect(message).toContain("big.log: cannot patch: the file is 2.0 GiB, more than the 256 MiB read at once")
+  expect(message).toContain("no file was changed")
+  expect(statSync(join(dir, "big.log")).size).toBe(2 ** 31)
 })
 
 test("absolute paths are accepted and shown as written", async () => {

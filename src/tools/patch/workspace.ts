@@ -7,6 +7,7 @@ import type { FileChange } from "./types.ts"
 import type { FileWrite } from "./commit.ts"
 import type { WriteTarget } from "../write-policy.ts"
 import { errorMessage } from "../../util/error-message.ts"
+import { tooLarge } from "../text-size.ts"
 
 /** A file's state before the patch (read once) or after the changes so far (in memory). */
 interface FileState {
@@ -17,7 +18,7 @@ interface FileState {
 type Original =
   | { kind: "missing" }
   | { kind: "directory" }
-  | { kind: "file"; mode: number; target: string }
+  | { kind: "file"; mode: number; target: string; size: number }
   | { kind: "unreadable"; reason: string }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -161,6 +162,8 @@ export class Workspace {
     if (original.kind === "missing") return null
     if (original.kind === "directory") return void this.problem(`${path}: is a directory, not a file`)
     if (original.kind === "unreadable") return void this.problem(`${path}: ${original.reason}`)
+    const large = tooLarge(original.size)
+    if (large) return void this.problem(`${path}: cannot patch: ${large}`)
     const bytes = await readFile(abs)
     if (bytes.subarray(0, 8000).includes(0)) return void this.problem(`${path}: cannot patch a binary file`)
     let text: string
@@ -184,7 +187,7 @@ export class Workspace {
       else {
         // Write through a symlink to its target instead of replacing the link with a file.
         const isLink = (await lstat(abs)).isSymbolicLink()
-        original = { kind: "file", mode: info.mode & 0o7777, target: isLink ? await realpath(abs) : abs }
+        original = { kind: "file", mode: info.mode & 0o7777, target: isLink ? await realpath(abs) : abs, size: info.size }
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
