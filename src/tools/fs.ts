@@ -56,11 +56,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  * writing that back would corrupt the file, so it is refused. A BOM is kept as U+FEFF.
  */
 function decodeText(bytes: Uint8Array, path: string): string {
+  const refuse = (kind: string) => new ToolError(`readFile: ${path} is not UTF-8 text (${kind}, ${bytes.length} bytes); use bash to inspect it`)
+  // NUL bytes decode as UTF-8 too (UTF-16 text, object files); applyPatch calls such a file binary as well.
+  if (bytes.subarray(0, 8000).includes(0)) throw refuse("binary file")
   try {
     return utf8.decode(bytes)
   } catch {
-    const kind = bytes.includes(0) ? "binary file" : "invalid UTF-8"
-    throw new ToolError(`readFile: ${path} is not UTF-8 text (${kind}, ${bytes.length} bytes); use bash to inspect it`)
+    throw refuse(bytes.includes(0) ? "binary file" : "invalid UTF-8")
   }
 }
 

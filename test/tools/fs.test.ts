@@ -56,6 +56,13 @@ describe("readFile", () => {
       "readFile: logo.png is not UTF-8 text (binary file, 12 bytes); use bash to inspect it",
     )
   })
+  test("refuses a binary file whose bytes happen to be valid UTF-8 (NUL bytes)", async () => {
+    // UTF-16 text without a BOM: every other byte is NUL, and it came back as "h\u0000i\u0000…".
+    writeFileSync(join(dir, "notes.txt"), Buffer.from("hi\n", "utf16le"))
+    await expect(call("readFile", { path: "notes.txt" })).rejects.toThrow(
+      "readFile: notes.txt is not UTF-8 text (binary file, 6 bytes); use bash to inspect it",
+    )
+  })
   test("refuses text in another encoding, which writing back would corrupt", async () => {
     writeFileSync(join(dir, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"))
     await expect(call("readFile", { path: "latin1.txt", startLine: 1, endLine: 1 })).rejects.toThrow(
