@@ -26,21 +26,27 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
   const reason = async (error: unknown, path: string) => (await explain(error, path)) ?? codeReason(error)
   const temps: Array<{ temp: string; write: FileWrite }> = []
   const createdDirs: string[] = []
+  let filled = 0
   try {
     for (const write of writes) {
       const dir = dirname(write.target)
       const created = await mkdir(dir, { recursive: true })
       if (created) createdDirs.push(created)
       const temp = join(dir, `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
-      await writeFile(temp, write.data, { flag: "wx" })
+      // Counted before it is written: a write cut short by a full disk leaves a part to remove.
       temps.push({ temp, write })
+      await writeFile(temp, write.data, { flag: "wx" }).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") temps.pop() // not ours to remove
+        throw error
+      })
+      filled++
       if (write.mode !== undefined) await chmod(temp, write.mode)
     }
   } catch (error) {
     // Clean-up failures are not the news: the write's own failure is.
     await Promise.all(temps.map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
     for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
-    const failed = writes[temps.length] ?? writes[writes.length - 1]
+    const failed = writes[filled] ?? writes[writes.length - 1]
     throw new ToolError(`could not write ${failed?.display}: ${await reason(error, failed?.target ?? "")}; no file was changed`)
   }
 
