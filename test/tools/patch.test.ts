@@ -90,6 +90,25 @@ test("a file too large to patch is refused and left whole", async () => {
   expect(statSync(join(dir, "big.log")).size).toBe(2 ** 31)
 })
 
+test("a file that cannot be replaced (immutable) puts back the files written before it", async () => {
+  writeFileSync(join(dir, "a.txt"), "a\n")
+  writeFileSync(join(dir, "b.txt"), "b\n")
+  chmodSync(join(dir, "a.txt"), 0o640)
+  // chattr +i needs root and a file system that has the flag (ext4, tmpfs since Linux 6.0): as CI runs.
+  const immutable = Bun.spawnSync(["chattr", "+i", join(dir, "b.txt")]).exitCode === 0
+  if (!immutable && process.env.CI) throw new Error("chattr +i failed")
+  if (!immutable) return
+  try {
+    const patch = "*** Begin Patch\n*** Add File: new/c.txt\n+c\n*** Update File: a.txt\n-a\n+A\n*** Update File: b.txt\n-b\n+B\n*** End Patch"
+    expect(await failure(patch)).toBe("applyPatch: could not write b.txt: permission denied; no file was changed")
+  } finally {
+    Bun.spawnSync(["chattr", "-i", join(dir, "b.txt")])
+  }
+  expect([read("a.txt"), read("b.txt")]).toEqual(["a\n", "b\n"])
+  expect(statSync(join(dir, "a.txt")).mode & 0o777).toBe(0o640)
+  expect(readdirSync(dir).sort()).toEqual(["a.txt", "b.txt"])
+})
+
 test("absolute paths are accepted and shown as written", async () => {
   const other = mkdtempSync(join(tmpdir(), "clanka-patch-abs-"))
   try {

@@ -12,6 +12,8 @@ export interface FileWrite {
   data: Uint8Array
   /** Permission bits to set; new files otherwise get the usual default. */
   mode?: number
+  /** The file as it was, to put back if a later file cannot be written; null for a new file. */
+  previous?: { data: Uint8Array; mode: number } | null
 }
 
 /**
@@ -50,14 +52,17 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
     throw new ToolError(`could not write ${failed?.display}: ${await reason(error, failed?.target ?? "")}; no file was changed`)
   }
 
-  const done: string[] = []
+  const done: FileWrite[] = []
   for (const [i, { temp, write }] of temps.entries()) {
     try {
       await rename(temp, write.target)
-      done.push(write.display)
+      done.push(write)
     } catch (error) {
+      // A file the rename cannot replace (immutable, a read-only mount): put the earlier ones back.
       await Promise.all(temps.slice(i).map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
-      const written = done.length ? `only ${done.join(", ")} was written` : "no file was changed"
+      const kept = await restore(done)
+      if (kept.length === 0) for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
+      const written = kept.length ? `only ${kept.join(", ")} was written` : "no file was changed"
       throw new ToolError(`could not write ${write.display}: ${await reason(error, write.target)}; ${written}`)
     }
   }
@@ -70,6 +75,32 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       }
     }
   }
+}
+
+/** Puts written files back as they were (a new file is removed); answers those it could not. */
+async function restore(done: readonly FileWrite[]): Promise<string[]> {
+  const kept: string[] = []
+  for (const write of done) {
+    try {
+      if (write.previous === null) {
+        await unlink(write.target)
+        continue
+      }
+      if (write.previous === undefined) throw new Error("not known")
+      const temp = join(dirname(write.target), `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
+      try {
+        await writeFile(temp, write.previous.data, { flag: "wx" })
+        await chmod(temp, write.previous.mode)
+        await rename(temp, write.target)
+      } catch (error) {
+        await rm(temp, { force: true }).catch(() => {})
+        throw error
+      }
+    } catch {
+      kept.push(write.display)
+    }
+  }
+  return kept
 }
 
 function codeReason(error: unknown): string {

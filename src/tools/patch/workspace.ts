@@ -31,6 +31,8 @@ export class Workspace {
   private readonly originals = new Map<string, Original>()
   private readonly current = new Map<string, FileState | null>()
   private readonly displays = new Map<string, string>()
+  /** Files as read from disk, to put back if the patch cannot be written whole. */
+  private readonly before = new Map<string, { data: Uint8Array; mode: number }>()
   /** Files the patch changed, as opposed to files only read. */
   private readonly dirty = new Set<string>()
   private readonly summary: Array<{ path: string; letter: "A" | "M" | "D" }> = []
@@ -97,7 +99,7 @@ export class Workspace {
       }
       const target = original.kind === "file" ? original.target : abs
       const bytes = Buffer.from(state.text, "utf8")
-      writes.push({ target, display, data: bytes, mode: state.mode })
+      writes.push({ target, display, data: bytes, mode: state.mode, previous: original.kind === "file" ? this.before.get(abs) : null })
       targets.push({ shown: display, path: target, action: "write" })
     }
     return { writes, deletes, targets }
@@ -173,6 +175,7 @@ export class Workspace {
       return void this.problem(`${path}: cannot patch: the file is not UTF-8 text`)
     }
     const state = { text, mode: original.mode }
+    this.before.set(abs, { data: bytes, mode: original.mode })
     this.current.set(abs, state)
     this.displays.set(abs, path)
     return state
