@@ -8,6 +8,7 @@ import { checkWritable, refusedBySandbox, type WriteAction } from "./write-polic
 import { filesChanged } from "./semantic/live.ts"
 import { randomHex } from "../util/random-hex.ts"
 import { tooLarge } from "./text-size.ts"
+import { keepOwner } from "./keep-owner.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -72,7 +73,8 @@ async function writeAtomic(target: string, content: string): Promise<void> {
   const temp = `${dirname(target)}/.${basename(target)}.${randomHex(6)}.tmp`
   try {
     await writeFile(temp, content)
-    // Keep an executable script executable.
+    // Keep an executable script executable, and a file root rewrites its owner's.
+    if (existing) await keepOwner(temp, existing)
     if (existing) await chmod(temp, existing.mode & 0o7777)
     await rename(temp, target)
   } catch (error) {

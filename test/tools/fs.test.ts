@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test"
-import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync, truncateSync } from "node:fs"
+import { linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync, existsSync, truncateSync, chownSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { callTool } from "../../src/tools/registry.ts"
@@ -106,6 +106,12 @@ describe("writeFile", () => {
     expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("new\n")
     expect(readFileSync(join(dir, "before.txt"), "utf8")).toBe("old\n")
     expect(readdirSync(dir).sort()).toEqual(["a.txt", "before.txt"])
+  })
+  test.skipIf(process.getuid?.() !== 0)("run as root, keeps the owner of the file it rewrites", async () => {
+    writeFileSync(join(dir, "a.txt"), "old\n")
+    chownSync(join(dir, "a.txt"), 1234, 5678)
+    await call("writeFile", { path: "a.txt", content: "new\n" })
+    expect(statSync(join(dir, "a.txt"))).toMatchObject({ uid: 1234, gid: 5678 })
   })
   test("writes through a symlink: the target changes and the link stays a link", async () => {
     writeFileSync(join(dir, "real.txt"), "old\n")

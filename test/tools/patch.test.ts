@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test"
-import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ToolError } from "../../src/errors.ts"
@@ -107,6 +107,13 @@ test("a file that cannot be replaced (immutable) puts back the files written bef
   expect([read("a.txt"), read("b.txt")]).toEqual(["a\n", "b\n"])
   expect(statSync(join(dir, "a.txt")).mode & 0o777).toBe(0o640)
   expect(readdirSync(dir).sort()).toEqual(["a.txt", "b.txt"])
+})
+
+test.skipIf(process.getuid?.() !== 0)("run as root, keeps the owner of the files it patches", async () => {
+  writeFileSync(join(dir, "a.txt"), "old\n")
+  chownSync(join(dir, "a.txt"), 1234, 5678)
+  await callTool("applyPatch", "*** Begin Patch\n*** Update File: a.txt\n-old\n+new\n*** End Patch", context())
+  expect(statSync(join(dir, "a.txt"))).toMatchObject({ uid: 1234, gid: 5678 })
 })
 
 test("absolute paths are accepted and shown as written", async () => {

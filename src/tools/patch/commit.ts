@@ -3,6 +3,7 @@ import { chmod, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { ToolError } from "../../errors.ts"
 import { errorMessage } from "../../util/error-message.ts"
+import { keepOwner } from "../keep-owner.ts"
 
 export interface FileWrite {
   /** Absolute path written (a symlink's target for an existing link). */
@@ -14,6 +15,8 @@ export interface FileWrite {
   mode?: number
   /** The file as it was, to put back if a later file cannot be written; null for a new file. */
   previous?: { data: Uint8Array; mode: number } | null
+  /** The replaced file's owner, kept when root writes it. */
+  owner?: { uid: number; gid: number }
 }
 
 /**
@@ -42,6 +45,7 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
         throw error
       })
       filled++
+      if (write.owner) await keepOwner(temp, write.owner)
       if (write.mode !== undefined) await chmod(temp, write.mode)
     }
   } catch (error) {
@@ -90,6 +94,7 @@ async function restore(done: readonly FileWrite[]): Promise<string[]> {
       const temp = join(dirname(write.target), `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
       try {
         await writeFile(temp, write.previous.data, { flag: "wx" })
+        if (write.owner) await keepOwner(temp, write.owner)
         await chmod(temp, write.previous.mode)
         await rename(temp, write.target)
       } catch (error) {

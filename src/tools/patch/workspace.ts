@@ -18,7 +18,7 @@ interface FileState {
 type Original =
   | { kind: "missing" }
   | { kind: "directory" }
-  | { kind: "file"; mode: number; target: string; size: number }
+  | { kind: "file"; mode: number; target: string; size: number; owner: { uid: number; gid: number } }
   | { kind: "unreadable"; reason: string }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -99,7 +99,7 @@ export class Workspace {
       }
       const target = original.kind === "file" ? original.target : abs
       const bytes = Buffer.from(state.text, "utf8")
-      writes.push({ target, display, data: bytes, mode: state.mode, previous: original.kind === "file" ? this.before.get(abs) : null })
+      writes.push({ target, display, data: bytes, mode: state.mode, previous: original.kind === "file" ? this.before.get(abs) : null, owner: original.kind === "file" ? original.owner : undefined })
       targets.push({ shown: display, path: target, action: "write" })
     }
     return { writes, deletes, targets }
@@ -190,7 +190,7 @@ export class Workspace {
       else {
         // Write through a symlink to its target instead of replacing the link with a file.
         const isLink = (await lstat(abs)).isSymbolicLink()
-        original = { kind: "file", mode: info.mode & 0o7777, target: isLink ? await realpath(abs) : abs, size: info.size }
+        original = { kind: "file", mode: info.mode & 0o7777, target: isLink ? await realpath(abs) : abs, size: info.size, owner: { uid: info.uid, gid: info.gid } }
       }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
