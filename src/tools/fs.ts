@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs"
-import { chmod, cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
+import { chmod, cp, lstat, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises"
 import { basename, dirname, resolve } from "node:path"
 import * as v from "valibot"
 import { ToolError } from "../errors.ts"
@@ -175,7 +175,8 @@ export const fsTools: Tool[] = [
     run: async (path, ctx) => {
       const target = resolvePath(ctx, path, "removeFile")
       await checkWritable(ctx, "removeFile", [{ shown: path, path: target, action: "remove" }])
-      const info = await statOrNull(target)
+      // A symlink is removed itself, even one to a directory; lstat does not follow it.
+      const info = await lstat(target).catch(() => null)
       if (!info) throw new ToolError(`removeFile: ${path} does not exist`)
       if (info.isDirectory()) throw new ToolError(`removeFile: ${path} is a directory; use bash({ command: "rm -r ${path}" })`)
       await writing(ctx, "removeFile", "remove", path, target, () => rm(target))

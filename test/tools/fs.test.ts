@@ -140,6 +140,14 @@ describe("writeFile", () => {
 })
 
 describe("removeFile and renameFile", () => {
+  test("removeFile removes a symlink to a directory, not the directory", async () => {
+    mkdirSync(join(dir, "src"))
+    writeFileSync(join(dir, "src/a.ts"), "x")
+    symlinkSync("src", join(dir, "link"))
+    await call("removeFile", "link")
+    expect(readdirSync(dir)).toEqual(["src"])
+    expect(readdirSync(join(dir, "src"))).toEqual(["a.ts"])
+  })
   test("removeFile deletes a file", async () => {
     writeFileSync(join(dir, "a"), "")
     await call("removeFile", "a")
