@@ -50,6 +50,13 @@ test("absolute or escaping patterns reject with a clear message", async () => {
   await expect(glob("../*", dir)).rejects.toThrow('glob: pattern "../*" must be relative to the working directory, without ".."')
 })
 
+test("a negated pattern rejects instead of answering an empty list", async () => {
+  const dir = tree({ "a.txt": "", "b.txt": "" })
+  await expect(glob("!a.txt", dir)).rejects.toThrow(
+    'glob: pattern "!a.txt": a leading "!" (negation) is not supported; glob the files and filter the list in the script',
+  )
+})
+
 test("past the limit (10,000 by default) results are capped with a note entry", async () => {
   const dir = tree({ "b/2": "", "b/1": "", "a": "", "c": "", "b/3": "" })
   expect(GLOB_LIMIT).toBe(10_000)

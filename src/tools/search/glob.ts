@@ -14,6 +14,10 @@ export async function globFiles(pattern: string, directory: string, signal?: Abo
   if (normalized.startsWith("/") || normalized.split("/").includes("..")) {
     throw new ToolError(`pattern ${JSON.stringify(pattern)} must be relative to the working directory, without ".."`)
   }
+  // Not a gitignore line: "!x" would match nothing and answer [] as if no file were there.
+  if (normalized.startsWith("!")) {
+    throw new ToolError(`pattern ${JSON.stringify(pattern)}: a leading "!" (negation) is not supported; glob the files and filter the list in the script`)
+  }
   const regex = globToRegExp(normalized)
   const descend = directoryFilter(normalized)
   const found: string[] = []
