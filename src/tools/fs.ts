@@ -9,6 +9,7 @@ import { filesChanged } from "./semantic/live.ts"
 import { randomHex } from "../util/random-hex.ts"
 import { tooLarge } from "./text-size.ts"
 import { keepOwner } from "./keep-owner.ts"
+import { sameNameOnDisk } from "./unicode-name.ts"
 
 /**
  * Tool paths are relative to the executor's directory; absolute paths pass through. An empty
@@ -132,7 +133,7 @@ export const fsTools: Tool[] = [
       if (startLine !== undefined && endLine !== undefined && endLine < startLine) {
         throw new ToolError(`readFile: endLine ${endLine} is before startLine ${startLine}`)
       }
-      const target = resolvePath(ctx, path, "readFile")
+      const target = await sameNameOnDisk(resolvePath(ctx, path, "readFile"))
       const info = await statOrNull(target)
       if (!info) return null
       if (info.isDirectory()) throw new ToolError(`readFile: ${path} is a directory; use ls("${path}")`)
@@ -151,7 +152,7 @@ export const fsTools: Tool[] = [
     params: v.object({ path: v.string(), content: v.string() }),
     result: v.void(),
     run: async ({ path, content }, ctx) => {
-      const target = resolvePath(ctx, path, "writeFile")
+      const target = await sameNameOnDisk(resolvePath(ctx, path, "writeFile"))
       // resolve() drops the slash, so "d/" would otherwise become a file named d.
       if (path.endsWith("/")) throw new ToolError(`writeFile: ${path} ends with "/", which names a directory; give the path of a file`)
       await checkWritable(ctx, "writeFile", [{ shown: path, path: target, action: "write" }])
@@ -173,7 +174,7 @@ export const fsTools: Tool[] = [
     paramName: "path",
     result: v.void(),
     run: async (path, ctx) => {
-      const target = resolvePath(ctx, path, "removeFile")
+      const target = await sameNameOnDisk(resolvePath(ctx, path, "removeFile"))
       await checkWritable(ctx, "removeFile", [{ shown: path, path: target, action: "remove" }])
       // A symlink is removed itself, even one to a directory; lstat does not follow it.
       const info = await lstat(target).catch(() => null)
@@ -190,7 +191,7 @@ export const fsTools: Tool[] = [
     params: v.object({ from: v.string(), to: v.string() }),
     result: v.void(),
     run: async ({ from, to }, ctx) => {
-      const source = resolvePath(ctx, from, "renameFile", "from is empty")
+      const source = await sameNameOnDisk(resolvePath(ctx, from, "renameFile", "from is empty"))
       const target = resolvePath(ctx, to, "renameFile", "to is empty")
       await checkWritable(ctx, "renameFile", [
         { shown: from, path: source, action: "rename" },

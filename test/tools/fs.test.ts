@@ -169,6 +169,19 @@ describe("removeFile and renameFile", () => {
   })
 })
 
+describe("a name whose accents are written another way (NFC vs NFD)", () => {
+  test("reads, writes and removes the file that is there instead of answering null or making a twin", async () => {
+    const nfd = "cafe\u0301.md"
+    writeFileSync(join(dir, nfd), "old\n")
+    expect(await call("readFile", { path: "caf\u00e9.md" })).toBe("old\n")
+    await call("writeFile", { path: "caf\u00e9.md", content: "new\n" })
+    expect(readdirSync(dir)).toEqual([nfd])
+    expect(readFileSync(join(dir, nfd), "utf8")).toBe("new\n")
+    await call("removeFile", "caf\u00e9.md")
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
+
 describe("an empty path", () => {
   test("is refused by every file tool, saying so", async () => {
     writeFileSync(join(dir, "a.txt"), "x")
