@@ -254,9 +254,16 @@ export class Sandbox {
     }
     // The worker made `params` with JSON.stringify.
     const parsed: unknown = params === undefined ? undefined : JSON.parse(params)
-    options.onCall(tool, parsed).then(
-      (value) => reply({ type: "result", runId, callId, ok: true, value: value === undefined ? undefined : JSON.stringify(value) }),
-      (error) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) }),
-    )
+    const fail = (error: unknown) => reply({ type: "result", runId, callId, ok: false, error: errorMessage(error) })
+    options.onCall(tool, parsed).then((value) => {
+      let json: string | undefined
+      try {
+        json = value === undefined ? undefined : JSON.stringify(value)
+      } catch (error) {
+        // Unanswered, the script would wait for this call until its time limit.
+        return fail(`${tool}: the result cannot be passed to the script (${errorMessage(error)})`)
+      }
+      reply({ type: "result", runId, callId, ok: true, value: json })
+    }, fail)
   }
 }
