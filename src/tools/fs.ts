@@ -100,12 +100,24 @@ async function writing<T>(ctx: ToolContext, tool: string, action: WriteAction, s
  * rename(), and across file systems (the sandbox's /tmp is one of its own) a copy and a removal, as
  * mv does; a source that cannot be removed takes the copy back. A sandbox refusal names its side.
  */
+/** rename()'s refusals in words (the raw ones name absolute paths and say "illegal operation"). */
+const RENAME_REFUSALS: Record<string, string> = {
+  EISDIR: "the target is a directory; give the file's full new path",
+  ENOTEMPTY: "the target is a directory that is not empty",
+  EEXIST: "the target is a directory that is not empty",
+  ENOTDIR: "the target is a file and the source a directory",
+  EINVAL: "a directory cannot move into itself",
+}
+
 async function move(ctx: ToolContext, shown: string, source: string, target: string): Promise<void> {
   const step = (path: string, work: () => Promise<void>) => writing(ctx, "renameFile", "rename", shown, path, work)
   try {
     return await step(target, () => rename(source, target))
   } catch (error) {
-    if (!isCode(error, "EXDEV")) throw error
+    const code = (error as NodeJS.ErrnoException | undefined)?.code
+    const why = code === undefined ? undefined : RENAME_REFUSALS[code]
+    if (why) throw new ToolError(`renameFile: cannot move ${shown}: ${why}`)
+    if (code !== "EXDEV") throw error
   }
   if ((await statOrNull(target))?.isDirectory()) throw new ToolError(`renameFile: ${shown}: the target is a directory on another file system; remove it first`)
   const orUndo = (work: () => Promise<void>) => async () => {

@@ -164,6 +164,17 @@ describe("removeFile and renameFile", () => {
     expect(existsSync(join(dir, "a.txt"))).toBe(false)
     expect(readFileSync(join(dir, "x/y/b.txt"), "utf8")).toBe("content")
   })
+  test("renameFile onto a directory or into itself says why in words, and moves nothing", async () => {
+    writeFileSync(join(dir, "a.txt"), "a")
+    mkdirSync(join(dir, "empty"))
+    mkdirSync(join(dir, "full/x"), { recursive: true })
+    const refused = (from: string, to: string) => call("renameFile", { from, to }).then(() => "moved", (error: Error) => error.message)
+    expect(await refused("a.txt", "empty")).toBe("renameFile: cannot move a.txt to empty: the target is a directory; give the file's full new path")
+    expect(await refused("empty", "full")).toBe("renameFile: cannot move empty to full: the target is a directory that is not empty")
+    expect(await refused("empty", "a.txt")).toBe("renameFile: cannot move empty to a.txt: the target is a file and the source a directory")
+    expect(await refused("full", "full/x/full")).toBe("renameFile: cannot move full to full/x/full: a directory cannot move into itself")
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "empty", "full"])
+  })
   test("renameFile reports a missing source", async () => {
     await expect(call("renameFile", { from: "nope", to: "b" })).rejects.toThrow("renameFile: nope does not exist")
   })
