@@ -92,6 +92,8 @@ async function writing<T>(ctx: ToolContext, tool: string, action: WriteAction, s
   } catch (error) {
     const reason = await refusedBySandbox(ctx.policy, error, path)
     if (reason) throw new ToolError(`${tool}: cannot ${action} ${shown}: ${reason}`)
+    // The temp file is gone again and the file as it was: say so, not just the raw ENOSPC.
+    if (isCode(error, "ENOSPC") || isCode(error, "EDQUOT")) throw new ToolError(`${tool}: cannot ${action} ${shown}: no space left on the device; the file is unchanged`)
     throw error
   }
 }
