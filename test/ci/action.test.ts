@@ -254,27 +254,32 @@ function obeyedCommands(log: string): string[] {
   return obeyed
 }
 
+/** run.sh with clanka behind a shell wrapper (`body(bin)` runs it), against a model that finishes at once. */
+async function runWrapped(env: ReturnType<typeof job>, name: string, body: (bin: string) => string) {
+  const bin = await install(env)
+  const wrapper = join(env.RUNNER_TEMP!, name)
+  writeFileSync(wrapper, `#!/bin/sh\n${body(bin)}\n`)
+  chmodSync(wrapper, 0o755)
+  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
+  return step("run.sh", {
+    ...env,
+    CLANKA_BIN: wrapper,
+    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
+    INPUT_ANTHROPIC_API_KEY: KEY,
+    INPUT_PROMPT: "anything",
+    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
+  })
+}
+
 test("what clanka prints to the log cannot be a workflow command: a repository's file name, or any line of its messages", async () => {
   const env = job()
-  const bin = await install(env)
   // A skill folder whose name carries a line of its own (git stores such names); its SKILL.md lacks
   // a description, so clanka names the folder in a warning on stderr (as one line, ^J for the newline).
   const skill = join(env.GITHUB_WORKSPACE!, ".claude", "skills", "x\n::error title=hijacked::from the repository\n::stop-commands::attacker")
   mkdirSync(skill, { recursive: true })
   writeFileSync(join(skill, "SKILL.md"), "---\nname: x\n---\nbody\n")
   // And whatever else clanka may print there: a binary that starts with workflow commands of its own.
-  const noisy = join(env.RUNNER_TEMP!, "noisy-clanka")
-  writeFileSync(noisy, `#!/bin/sh\necho '::error title=hijacked::from a message' >&2\necho '::stop-commands::attacker' >&2\nexec "${bin}" "$@"\n`)
-  chmodSync(noisy, 0o755)
-  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
-  const result = await step("run.sh", {
-    ...env,
-    CLANKA_BIN: noisy,
-    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
-    INPUT_ANTHROPIC_API_KEY: KEY,
-    INPUT_PROMPT: "anything",
-    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
-  })
+  const result = await runWrapped(env, "noisy-clanka", (bin) => `echo '::error title=hijacked::from a message' >&2\necho '::stop-commands::attacker' >&2\nexec "${bin}" "$@"`)
   expect(result.code).toBe(0)
   expect(result.stderr).toContain("x^J::error title=hijacked::from the repository^J")
   expect(result.stderr).toContain("\n::error title=hijacked::from a message\n")
@@ -286,20 +291,7 @@ test("what clanka prints to the log cannot be a workflow command: a repository's
 })
 
 test("a message that ends without a newline does not swallow the marker that turns workflow commands back on", async () => {
-  const env = job()
-  const bin = await install(env)
-  const trailing = join(env.RUNNER_TEMP!, "trailing-clanka")
-  writeFileSync(trailing, `#!/bin/sh\n"${bin}" "$@"; rc=$?\nprintf 'a last word without a newline' >&2\nexit $rc\n`)
-  chmodSync(trailing, 0o755)
-  model = await startFakeModel("anthropic", [work("await taskComplete('done')")])
-  const result = await step("run.sh", {
-    ...env,
-    CLANKA_BIN: trailing,
-    ANTHROPIC_BASE_URL: model.env.ANTHROPIC_BASE_URL!,
-    INPUT_ANTHROPIC_API_KEY: KEY,
-    INPUT_PROMPT: "anything",
-    INPUT_MODEL: "anthropic/claude-sonnet-4-5",
-  })
+  const result = await runWrapped(job(), "trailing-clanka", (bin) => `"${bin}" "$@"; rc=$?\nprintf 'a last word without a newline' >&2\nexit $rc`)
   expect(result.code).toBe(0)
   expect(result.stderr).toContain("a last word without a newline\n")
   // Each stop is followed by its own token on a line of its own: commands are on again after it.
