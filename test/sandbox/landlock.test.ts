@@ -4,7 +4,7 @@
 // the host's /tmp is closed but for the sandbox's own directory; what Landlock cannot keep
 // read-only (the protected paths in the workspace) does not outlive a script.
 import { afterAll, describe, expect, test } from "bun:test"
-import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, MAIN, ROOT } from "../support/cli.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
@@ -319,7 +319,9 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
         stderr: "",
       })
     } finally {
-      rmSync(made ? "/run/secrets" : dir, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
+      // Only if it is empty: another test run at the same time may have its own directory there.
+      if (made) rmdirIfEmpty("/run/secrets")
     }
   })
 
@@ -375,3 +377,11 @@ cat ${base}/clanka-sandbox-1-before/secret ${later}/secret 2>&1; echo mine > $TM
     }
   })
 })
+
+function rmdirIfEmpty(path: string): void {
+  try {
+    rmdirSync(path)
+  } catch {
+    // not empty, or gone already
+  }
+}

@@ -18,10 +18,14 @@ writeFileSync(join(base, "skill.md"), "---\nname: mine\ndescription: Being writt
 writeFileSync(join(folder, "SKILL.md"), "---\nname: mine\ndescription: Being written.\n---\nbody\n")
 // SKILL.md is the file, then the FIFO, then the file again, on and on.
 const swap = `cd ${folder} && while :; do ln -f ${fifo} a && mv -T a SKILL.md; cp ${join(base, "skill.md")} b && mv -T b SKILL.md; done`
-const swapper = spawn("sh", ["-c", swap], { stdio: "ignore" })
+// In a process group of its own: the ln, cp or mv it is running goes with it, rather than
+// writing into the folder while the test's temporary directory is removed.
+const swapper = spawn("sh", ["-c", swap], { stdio: "ignore", detached: true })
+const swapperGone = new Promise((resolve) => swapper.once("exit", resolve))
 
-afterAll(() => {
-  swapper.kill("SIGKILL")
+afterAll(async () => {
+  process.kill(-swapper.pid!, "SIGKILL")
+  await swapperGone
   // Let any reader still waiting on the FIFO go: a writer comes and leaves.
   for (let i = 0; i < 8; i++) {
     try {
