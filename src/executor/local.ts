@@ -136,8 +136,11 @@ export class LocalExecutor implements Executor {
       output.fail(result.reason === "cancelled" ? new CancelledError() : new ScriptError(result.error))
     }
     // Waits for a slot (--max-scripts); cancelled meanwhile, it ends without having run. The time
-    // limit counts from the start.
-    lease.take(abort.signal).then(
+    // limit counts from the start. Then for the built-in tools' modules (loading since the
+    // capabilities answer): a call the script does not await (taskComplete just before its end)
+    // would otherwise wait for them until after the script's result.
+    const builtin = this.builtin
+    lease.take(abort.signal).then(() => builtin?.load().then(() => {}, () => {})).then(
       () => {
         if (abort.signal.aborted) return end({ ok: false, reason: "cancelled", error: "cancelled" })
         run = this.sandbox.run({

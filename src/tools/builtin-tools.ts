@@ -36,9 +36,6 @@ export class BuiltinTools implements ToolSet {
   }
 
   async call(name: string, params: unknown, ctx: ToolContext): Promise<unknown> {
-    // Taken at once: a script that does not await taskComplete ends right after it, before the
-    // tools' modules may have loaded, and its summary must reach the agent before its result does.
-    if (name === "taskComplete" && typeof params === "string") return ctx.onTaskComplete(params)
     return (await this.load()).call(name, params, ctx)
   }
 }
