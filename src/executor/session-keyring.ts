@@ -40,10 +40,32 @@ export function hasSessionKeyring(): boolean {
 }
 
 function ownSessionKeyring(): boolean {
+  if (onlyStandardKeyrings()) return false
   const session = syscall(SYS.keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0)
   if (session === -ENOSYS) return false
   const userSession = syscall(SYS.keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_SESSION_KEYRING, 0)
   return session < 0 || session !== userSession
+}
+
+/**
+ * Whether the keyrings this process can see (/proc/keys) are only the kernel's and the user's own
+ * (`_uid.N`, `_uid_ses.N`): then it has no session keyring of its own, known without loading the
+ * C library (~0.7 ms of the agent's way to its sandbox). Any other keyring, or no /proc/keys,
+ * leaves the answer to keyctl.
+ */
+function onlyStandardKeyrings(): boolean {
+  let text: string
+  try {
+    text = require("node:fs").readFileSync("/proc/keys", "utf8") as string
+  } catch {
+    return false
+  }
+  return text.split("\n").every((line) => {
+    const fields = line.trim().split(/\s+/)
+    if (fields[7] !== "keyring") return true
+    const name = fields.slice(8).join(" ").replace(/:.*$/, "")
+    return /^(\.[\w.-]+|_uid\.\d+|_uid_ses\.\d+)$/.test(name)
+  })
 }
 
 /** `argv` (bwrap's command line) started with a session keyring of its own when this process has one to hide. */
