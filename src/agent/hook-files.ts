@@ -10,7 +10,7 @@
  * under `.clanka/` or outside the workspace are out of the scripts' reach altogether.
  */
 import { lstatSync, statSync } from "node:fs"
-import { homedir } from "node:os"
+import { homeDirectory } from "../util/home.ts"
 import { isAbsolute, join, resolve } from "node:path"
 
 /** For a command: a function naming the first file it names that changed since it was made, or undefined. */
@@ -30,7 +30,7 @@ function namedFiles(command: string, cwd: string): { word: string; path: string 
     const target = written
     written = word.startsWith(">")
     if (target || written || /^[;&|()<`]/.test(word) || word.startsWith("-") || word.includes("$")) continue
-    const expanded = word === "~" || word.startsWith("~/") ? join(homedir(), word.slice(1)) : word
+    const expanded = word === "~" || word.startsWith("~/") ? join(homeDirectory(), word.slice(1)) : word
     const path = isAbsolute(expanded) ? expanded : resolve(cwd, expanded)
     // A directory (`prettier --write src/`) is left out: scripts add files to it as they work.
     const kind = fingerprint(path).split(" ")[0]
