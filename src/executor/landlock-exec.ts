@@ -1,17 +1,18 @@
 /**
- * `clanka __landlock-exec PLAN.json -- COMMAND…`: the re-exec step of the Landlock backend. Landlock
+ * `clanka __landlock-exec PLAN.json [--cgroup DIR] -- COMMAND…`: the re-exec step of the Landlock
+ * backend; with `--cgroup` it first moves itself into that pids cgroup (process-bound.ts). Landlock
  * and seccomp bind only the thread that asks (Bun already runs other threads here), and execve
  * leaves only that thread: so this thread drops every capability, sets no_new_privs, restricts
  * itself (landlock-ruleset.ts, landlock-seccomp.ts) and then executes COMMAND, which with all it
  * starts and every thread it makes stays in the sandbox. Nothing runs between the restriction
  * and the execve.
  */
-import { closeSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./landlock-ffi.ts"
 import type { LandlockPlan } from "./landlock-plan.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
 import { installSeccomp } from "./landlock-seccomp.ts"
-import { initialRoot, MAX_PROCESSES } from "./process-bound.ts"
+import { initialRoot, MAX_PROCESSES } from "./process-limit.ts"
 
 const PR_SET_PDEATHSIG = 1
 const PR_CAPBSET_DROP = 24
@@ -27,7 +28,17 @@ const CLOSE_RANGE_CLOEXEC = 1 << 2
 export function landlockExec(args: readonly string[]): number {
   const dash = args.indexOf("--")
   const command = args.slice(dash + 1)
-  if (dash !== 1 || command.length === 0) return fail("usage: clanka __landlock-exec PLAN.json -- COMMAND [ARG...]", 2)
+  const cgroup = args[1] === "--cgroup" ? args[2] : undefined
+  if (dash !== (cgroup === undefined ? 1 : 3) || command.length === 0) return fail("usage: clanka __landlock-exec PLAN.json [--cgroup DIR] -- COMMAND [ARG...]", 2)
+  if (cgroup !== undefined) {
+    // First of all: whatever this process starts from here on is bound by the cgroup.
+    try {
+      writeFileSync(`${cgroup}/cgroup.procs`, String(process.pid))
+    } catch (error) {
+      process.stderr.write(`clanka: cannot enter the pids cgroup ${cgroup}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`)
+      return 1
+    }
+  }
   let plan: LandlockPlan
   try {
     plan = JSON.parse(readFileSync(args[0]!, "utf8")) as LandlockPlan

@@ -18,8 +18,9 @@ import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
 import { watchCgroups } from "./cgroup-watcher.ts"
 import { LANDLOCK_EXEC } from "./landlock-plan.ts"
+import { initialRoot, MAX_PROCESSES } from "./process-limit.ts"
 
-export const MAX_PROCESSES = 1024
+export { MAX_PROCESSES }
 
 /**
  * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. Not for
@@ -30,12 +31,6 @@ export const MAX_PROCESSES = 1024
 export function underProcessLimit(argv: string[], max = MAX_PROCESSES, exempt = initialRoot()): string[] {
   if (exempt) return argv
   return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
-}
-
-/** uid 0 of the initial user namespace (its uid map maps every uid to itself): exempt from RLIMIT_NPROC. */
-export function initialRoot(): boolean {
-  if (process.getuid?.() !== 0) return false
-  return /^\s*0\s+0\s+4294967295\s*$/.test(read("/proc/self/uid_map"))
 }
 
 export interface ProcessBound {
@@ -57,9 +52,20 @@ export interface ProcessBound {
 export function inPidsCgroup(argv: string[]): ProcessBound {
   const group = makeCgroup()
   if (!group) return { argv, release: async () => {} }
-  // Under Landlock no pid namespace ends with the sandbox: should this process be killed outright,
-  // a watcher outside empties the cgroup (cgroup-watcher.ts). bwrap's pid namespace does that.
-  if (argv.includes(LANDLOCK_EXEC)) watchCgroups(dirname(group.dir))
+  const landlock = argv.indexOf(LANDLOCK_EXEC)
+  if (landlock >= 0) {
+    // Under Landlock no pid namespace ends with the sandbox: should this process be killed outright,
+    // a watcher outside empties the cgroup (cgroup-watcher.ts). bwrap's pid namespace does that.
+    watchCgroups(dirname(group.dir))
+    // The Landlock step enters the cgroup itself, before it runs anything of the sandbox's: no
+    // shell started first (landlock-exec.ts).
+    const plan = landlock + 2
+    return {
+      argv: [...argv.slice(0, plan), "--cgroup", group.dir, ...argv.slice(plan)],
+      cgroup: group.dir,
+      release: () => releaseCgroup(group),
+    }
+  }
   const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
   return {
     argv: ["/bin/sh", "-c", script, group.dir, ...argv],

@@ -281,6 +281,24 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(left).toBe(false)
   })
 
+  test.skipIf(!pidsCgroups())("the Landlock step puts the executor into its pids cgroup, and what scripts run is in it", async () => {
+    // The Landlock step enters the cgroup itself (`__landlock-exec … --cgroup DIR`), then becomes the executor.
+    const command = "grep clanka- /proc/self/cgroup || echo none; grep clanka- /proc/$PPID/cgroup || echo none"
+    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+    expect(result.stderr).toBe("")
+    const [script, executor] = result.stdout.trim().split("\n")
+    expect(script).toMatch(/clanka-\d+-\d+$/)
+    expect(executor).toBe(script)
+  })
+
+  test("a Landlock step that cannot enter its pids cgroup runs nothing and names the cgroup", async () => {
+    const marker = join(root, "ran-outside-the-cgroup")
+    const step = Bun.spawn([BUN, MAIN, "__landlock-exec", join(root, "no-plan.json"), "--cgroup", join(root, "no-such-cgroup"), "--", "/usr/bin/touch", marker], { stdout: "pipe", stderr: "pipe" })
+    const [stderr, code] = await Promise.all([new Response(step.stderr).text(), step.exited])
+    expect({ code, stderr }).toEqual({ code: 1, stderr: `clanka: cannot enter the pids cgroup ${join(root, "no-such-cgroup")}: ENOENT\n` })
+    expect(existsSync(marker)).toBe(false)
+  })
+
   test("a HOME with thousands of entries (each read rule of its own beside the credential stores) still starts", async () => {
     const home = join(root, "big-home")
     mkdirSync(join(home, ".ssh"), { recursive: true })
