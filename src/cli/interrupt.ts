@@ -19,7 +19,11 @@ export interface Interrupt {
   dispose(): void
 }
 
-export function catchInterrupts(): Interrupt {
+/**
+ * `out`: stdout as the command writes it, when not through process.stdout (stdio.ts); its reader
+ * leaving counts as process.stdout failing does.
+ */
+export function catchInterrupts(out?: { onReaderLeft(listener: () => void): () => void }): Interrupt {
   const controller = new AbortController()
   let readerLeft = false
   let arrived!: () => void
@@ -36,7 +40,7 @@ export function catchInterrupts(): Interrupt {
     handler()
   }
   for (const name of SIGNALS) process.on(name, handler)
-  process.stdout.on("error", onStdoutError)
+  const stopWatching = out ? out.onReaderLeft(onStdoutError) : (process.stdout.on("error", onStdoutError), () => process.stdout.off("error", onStdoutError))
   return {
     signal: controller.signal,
     received,
@@ -45,7 +49,7 @@ export function catchInterrupts(): Interrupt {
     },
     dispose: () => {
       for (const name of SIGNALS) process.off(name, handler)
-      process.stdout.off("error", onStdoutError)
+      stopWatching()
     },
   }
 }

@@ -11,7 +11,7 @@ import { ExitCode } from "../errors.ts"
 import type { Executor } from "../contract.ts"
 import { visible } from "../output/visible.ts"
 import { createFormatter } from "../output/format.ts"
-import { type OutputFormat, terminalFormat } from "../output/choose.ts"
+import type { OutputFormat } from "../output/choose.ts"
 import type { ImagePart, Model } from "../providers/model.ts"
 import { conversationHelp } from "./help.ts"
 import { consumeEvents } from "./consume-events.ts"
@@ -20,6 +20,8 @@ import { openSession, type sessionSource } from "./session-flags.ts"
 import { slashCommand } from "./slash-commands.ts"
 import { traceAgent } from "../telemetry/index.ts"
 import { driveFromInput } from "./ndjson-input.ts"
+import { stderr, stdout } from "./stdio.ts"
+import { useStreams } from "./streams.ts"
 import type { RunArgs } from "./run.ts"
 
 /** What run.ts settled before the executor started, and the executor itself. */
@@ -42,14 +44,14 @@ export interface Started {
 }
 
 export async function driveAgent(args: RunArgs, asked: OutputFormat | undefined, started: Started): Promise<number> {
-  const format = asked ?? terminalFormat()
+  const format = asked ?? (stdout.isTTY ? "pretty" : "text")
   const { executor, hosts, source, model, subagentModel, spec, images, prompt, interactive, executorKind, host, limits } = started
   let session: Awaited<ReturnType<typeof openSession>> | undefined
-  const interrupt = catchInterrupts()
+  const interrupt = catchInterrupts(stdout)
   try {
     session = await openSession(args, source, { model: spec, ...(args["subagent-model"] ? { subagentModel: args["subagent-model"] } : {}) })
     const user = await loadUserContext()
-    for (const line of user?.warnings ?? []) process.stderr.write(`clanka: ${visible(line)}\n`)
+    for (const line of user?.warnings ?? []) stderr.write(`clanka: ${visible(line)}\n`)
     const hooks = args.hooks && (await import("../agent/hooks.ts")).createHooks(args.hooks.config, { cwd: args.hooks.directory })
     const agent = await traceAgent(createAgent, {
       ...(user ? { user } : {}),
@@ -65,10 +67,10 @@ export async function driveAgent(args: RunArgs, asked: OutputFormat | undefined,
       ...(args.system === undefined ? {} : { system: args.system }),
       ...limits,
     }, { executorKind, ...(host ? { host } : {}) })
-    const print = createFormatter(format, { stdout: process.stdout, stderr: process.stderr })
+    const print = createFormatter(format, { stdout, stderr })
     // Task mode: events until AgentFinished or AgentError (an interrupted run ends with one too).
     if (prompt !== undefined) return await consumeEvents(agent.send(prompt, { signal: interrupt.signal, ...(images ? { images } : {}) }), print, interrupt, executor)
-    if (args.input) return await driveFromInput(agent, print, interrupt, images ? { images } : {})
+    if (args.input) return await driveFromInput(agent, print, interrupt, { out: stdout, ...(images ? { images } : {}) })
     return await converse(agent, print, model, executor, interrupt, images)
   } finally {
     // What the scripts started dies with the executor, also when a signal stopped the run.
@@ -96,6 +98,8 @@ async function converse(
   images?: ImagePart[],
 ): Promise<number> {
   const { createInterface } = await import("node:readline")
+  // readline needs Node's streams; a conversation is on a terminal, where their cost is not felt.
+  useStreams()
   const caps = await executor.capabilities()
   process.stderr.write(`clanka · ${model.provider}/${model.id} · ${visible(caps.directory)}\nType a request; /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves.\n`)
   const rl = createInterface({ input: process.stdin, output: process.stderr, prompt: "› " })

@@ -13,7 +13,6 @@ import { chooseModels } from "./model-choice.ts"
 import { sessionSource, type SessionFlags } from "./session-flags.ts"
 import { ndjsonInput } from "./ndjson-input.ts"
 import type { HookConfig } from "../agent/hooks.ts"
-import { useStreams } from "./streams.ts"
 import { StartingExecutor } from "../executor/starting.ts"
 
 export default defineCommand({
@@ -102,10 +101,9 @@ async function runAgent(args: RunArgs, format: OutputFormat | undefined, files: 
   const hosts = sshList.length > 1 ? await openHosts(args, sshList, { searchLikely: true }) : undefined
   // A local executor is returned while it starts: the first model request need not wait for it.
   const executor = hosts ? hosts[0]!.executor : await openExecutor(args, { searchLikely: true, defer: true })
-  // Made once the executor's process exists: from here on this process's work (the streams, the
-  // agent's modules, the first model request) overlaps its start.
+  // Once the executor's process exists: from here on this process's work (the agent's modules,
+  // the first model request) overlaps its start. Output goes straight to the descriptors (stdio.ts).
   if (executor instanceof StartingExecutor) await executor.spawned
-  useStreams()
   const { driveAgent } = await import("./run-agent.ts")
   return driveAgent(args, format, {
     executor,

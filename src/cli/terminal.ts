@@ -1,8 +1,8 @@
 /**
- * Whether stdout is a terminal, and how wide, for the help. Touching `process.stdout` builds a
- * Node stream, which costs 15-20 ms in the compiled binary: three times what `clanka help` needs
- * otherwise. Bun's tty binding answers both in microseconds; where it is missing or changes shape,
- * process.stdout answers as before.
+ * Whether stdout (or stderr) is a terminal, and how wide, for the help and for `run`'s output.
+ * Touching `process.stdout` builds a Node stream, which costs 15-20 ms in the compiled binary:
+ * three times what `clanka help` needs otherwise. Bun's tty binding answers both in microseconds;
+ * where it is missing or changes shape, process.stdout / process.stderr answer as before.
  */
 export interface Terminal {
   isTTY: boolean
@@ -15,14 +15,15 @@ interface TtyBinding {
   TTY: new (fd: number, readable: boolean) => { getWindowSize(size: number[]): unknown }
 }
 
-export function stdoutTerminal(): Terminal {
+export function stdoutTerminal(fd: 1 | 2 = 1): Terminal {
   try {
     const tty = (process as unknown as { binding(name: string): TtyBinding }).binding("tty_wrap")
-    if (!tty.isTTY(1)) return { isTTY: false, columns: undefined }
+    if (!tty.isTTY(fd)) return { isTTY: false, columns: undefined }
     const size = [0, 0]
-    new tty.TTY(1, false).getWindowSize(size)
+    new tty.TTY(fd, false).getWindowSize(size)
     return { isTTY: true, columns: size[0]! > 0 ? size[0] : undefined }
   } catch {
-    return { isTTY: Boolean(process.stdout.isTTY), columns: process.stdout.isTTY ? process.stdout.columns || undefined : undefined }
+    const stream = fd === 1 ? process.stdout : process.stderr
+    return { isTTY: Boolean(stream.isTTY), columns: stream.isTTY ? stream.columns || undefined : undefined }
   }
 }

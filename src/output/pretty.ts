@@ -1,4 +1,4 @@
-import { createColors } from "picocolors"
+import type { Colors } from "picocolors/types"
 import type { AgentEvent, ContentPart, RunUsage } from "../agent/events.ts"
 import type { Sink } from "./sink.ts"
 import { visible } from "./visible.ts"
@@ -51,7 +51,7 @@ interface ScriptView {
  * picocolors paints it: control characters are shown, never obeyed by the terminal.
  */
 export function prettyFormatter(out: Sink & { columns?: number }, options: PrettyOptions): (event: AgentEvent) => void {
-  const c = createColors(options.color)
+  const c = colors(options.color)
   const maxLines = options.maxOutputLines ?? 20
   const maxScriptLines = options.maxScriptLines ?? 40
   const maxScriptColumns = options.maxScriptColumns ?? 300
@@ -318,4 +318,17 @@ function formatUsage(usage: RunUsage, durationMs: number): string {
   if (usage.costUsd !== null) items.push(`$${usage.costUsd.toFixed(4)}`)
   items.push(elapsed(durationMs))
   return items.join(" · ")
+}
+
+type Paint = Pick<Colors, "cyan" | "dim" | "green" | "magenta" | "yellow">
+
+/**
+ * picocolors, loaded only to paint: its module reads `process.stdout.isTTY` as it loads, which
+ * builds Node's stdout stream (~5 ms of CPU, ~10 ms on a terminal) on every run otherwise,
+ * colours or not (run writes without that stream: cli/stdio.ts).
+ */
+function colors(enabled: boolean): Paint {
+  if (enabled) return (require("picocolors") as typeof import("picocolors")).createColors(true)
+  const plain = (text: string | number | null | undefined) => String(text)
+  return { cyan: plain, dim: plain, green: plain, magenta: plain, yellow: plain }
 }

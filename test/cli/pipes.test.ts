@@ -77,3 +77,28 @@ test("a closed stderr does not turn a finished run into a failure", async () => 
   expect(await child.exited).toBe(0)
   expect(stdout).toBe("done\n")
 })
+
+test("clanka run into a non-blocking pipe that a slow reader drains writes every line, in order", async () => {
+  // A descriptor another process made non-blocking (a terminal or pipe it shares): writes find it
+  // full and must wait for room, not take it for a reader that left.
+  const lines = 20_000
+  server = await startFakeModel("anthropic", [
+    { blocks: [{ type: "execute", script: `for (let i = 0; i < ${lines}; i++) console.log("line " + i)` }] },
+    { blocks: [{ type: "execute", script: 'await taskComplete("done")' }] },
+  ])
+  const directory = temporaryDirectory("clanka-nonblocking-")
+  const nonBlocking = `use Fcntl; my $flags = fcntl(STDOUT, F_GETFL, 0); fcntl(STDOUT, F_SETFL, $flags | O_NONBLOCK) or die; exec @ARGV or die`
+  const child = Bun.spawn(["bash", "-c", `perl -e '${nonBlocking}' "$@" | (sleep 1; cat)`, "bash", BUN, MAIN, "run", "--json", "-m", "anthropic/claude-sonnet-4-5", "go"], {
+    cwd: directory,
+    env: { ...process.env, NO_COLOR: "1", ...server.env },
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  expect({ code, stderr }).toEqual({ code: 0, stderr: "" })
+  const events = stdout.trim().split("\n").map((line) => JSON.parse(line) as { _tag: string; output?: string })
+  expect(events.at(-1)?._tag).toBe("AgentFinished")
+  const output = events.filter((event) => event._tag === "ScriptOutput").map((event) => event.output ?? "")[0]!
+  expect(output.split("\n").slice(0, 3)).toEqual(["line 0", "line 1", "line 2"])
+})
