@@ -4,7 +4,6 @@ import { StartingExecutor } from "../executor/starting.ts"
 import { ExitCode } from "../errors.ts"
 import { visible } from "../output/visible.ts"
 import type { Interrupt } from "./interrupt.ts"
-import type { Sink } from "../output/sink.ts"
 import { stderr } from "./stdio.ts"
 
 /**
@@ -17,8 +16,6 @@ export async function consumeEvents(
   print: (event: AgentEvent) => void,
   interrupt: Interrupt,
   executor?: Executor,
-  /** Where the error line goes. */
-  errors: Sink = stderr,
 ): Promise<number> {
   let code: number = ExitCode.failed
   for await (const event of events) {
@@ -29,7 +26,7 @@ export async function consumeEvents(
     if (event._tag === "AgentFinished") code = ExitCode.ok
     if (event._tag === "AgentError") {
       code = event.exitCode
-      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) errors.write(`clanka: ${visible(event.message)}\n`)
+      if (!(code === ExitCode.interrupted && interrupt.readerLeft)) stderr.write(`clanka: ${visible(event.message)}\n`)
     }
   }
   return code

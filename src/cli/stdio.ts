@@ -3,8 +3,8 @@
  * of through process.stdout and process.stderr: building those Node streams cost every run ~5 ms
  * of CPU (~10 ms on a terminal, where node:tty loads), on its way to the sandbox. As Node does
  * for pipes and files on Linux, a write returns once the bytes are written: a slow reader holds
- * the run up rather than filling memory. A reader that left (EPIPE) is told to the listeners
- * once (interrupt.ts stops the run), and later writes are dropped.
+ * the run up rather than filling memory. A write that fails (the reader left: EPIPE) is told to
+ * the listeners once (interrupt.ts stops the run), and later writes are dropped.
  */
 import { writeSync } from "node:fs"
 import type { Sink } from "../output/sink.ts"

@@ -42,13 +42,15 @@ function spawnWatcher(parent: string): void {
 }
 
 // $0: the parent cgroup, $1: this process's pid. Waits for the pipe to close; then, for each of
-// its cgroups still there, kills what is in it until it can be removed (about 4 s at most).
+// its cgroups still there (with their exec and scripts children), kills what is in them until
+// they can be removed (about 4 s at most).
 const WATCHER = `read -r _ 2>/dev/null
 for dir in "$0"/clanka-"$1"-*; do
   [ -d "$dir" ] || continue
   tries=0
   while [ $tries -lt 20 ]; do
-    if [ -e "$dir/cgroup.kill" ]; then echo 1 > "$dir/cgroup.kill"; else kill -9 $(cat "$dir/cgroup.procs") 2>/dev/null; fi
+    if [ -e "$dir/cgroup.kill" ]; then echo 1 > "$dir/cgroup.kill"; else kill -9 $(cat "$dir/cgroup.procs" "$dir"/*/cgroup.procs) 2>/dev/null; fi
+    for child in "$dir"/*/; do [ -d "$child" ] && rmdir "$child"; done 2>/dev/null
     rmdir "$dir" 2>/dev/null && break
     tries=$((tries + 1))
     sleep 0.2

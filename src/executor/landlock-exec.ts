@@ -1,6 +1,7 @@
 /**
  * `clanka __landlock-exec PLAN.json [--cgroup DIR] -- COMMAND…`: the re-exec step of the Landlock
- * backend; with `--cgroup` it first moves itself into that pids cgroup (process-bound.ts). Landlock
+ * backend; with `--cgroup` it first moves itself into that pids cgroup's `exec` child, and lets
+ * COMMAND write the `scripts` child's cgroup.procs (process-bound.ts). Landlock
  * and seccomp bind only the thread that asks (Bun already runs other threads here), and execve
  * leaves only that thread: so this thread drops every capability, sets no_new_privs, restricts
  * itself (landlock-ruleset.ts, landlock-seccomp.ts) and then executes COMMAND, which with all it
@@ -12,7 +13,7 @@ import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./
 import type { LandlockPlan } from "./landlock-plan.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
 import { installSeccomp } from "./landlock-seccomp.ts"
-import { initialRoot, MAX_PROCESSES } from "./process-limit.ts"
+import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
 
 const PR_SET_PDEATHSIG = 1
 const PR_CAPBSET_DROP = 24
@@ -33,7 +34,7 @@ export function landlockExec(args: readonly string[]): number {
   if (cgroup !== undefined) {
     // First of all: whatever this process starts from here on is bound by the cgroup.
     try {
-      writeFileSync(`${cgroup}/cgroup.procs`, String(process.pid))
+      writeFileSync(`${cgroup}/exec/cgroup.procs`, String(process.pid))
     } catch (error) {
       process.stderr.write(`clanka: cannot enter the pids cgroup ${cgroup}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`)
       return 1
@@ -56,6 +57,9 @@ export function landlockExec(args: readonly string[]): number {
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value
   Object.assign(env, plan.env, { TMPDIR: plan.tmp })
+  // The one file of the cgroup a sandbox may write: where its scripts' processes go.
+  const scriptsProcs = cgroup === undefined ? undefined : `${cgroup}/scripts/cgroup.procs`
+  if (scriptsProcs) env[SCRIPTS_CGROUP_VARIABLE] = scriptsProcs
 
   // Gone with its parent (the agent), as bwrap's --die-with-parent; a session of its own, so no
   // terminal is the sandbox's controlling one (bwrap's --new-session).
@@ -63,12 +67,15 @@ export function landlockExec(args: readonly string[]): number {
   // A process group leader cannot start a session: then it must have no terminal to read keys from.
   if (setsid() < 0 && hasTerminal()) return fail("it cannot leave the terminal's session (it leads a process group); start it from a shell script or with setsid", 1)
   const limit = processLimit()
-  if (limit !== undefined) setrlimit(RLIMIT_NPROC, limit, limit)
+  if (limit !== undefined) {
+    setrlimit(RLIMIT_NPROC, limit + EXECUTOR_HEADROOM, limit + EXECUTOR_HEADROOM)
+    env[SCRIPTS_NPROC_VARIABLE] = String(limit)
+  }
   const dropped = dropCapabilities()
   if (dropped) return fail(dropped, 1)
   if (prctl(PR_SET_NO_NEW_PRIVS, 1) < 0) return fail("cannot set no_new_privs", 1)
   try {
-    restrictSelf({ rules: plan.rules, denyTcp: !plan.network, scopeAbstractSockets: !plan.network })
+    restrictSelf({ rules: scriptsProcs ? [...plan.rules, [scriptsProcs, "write"]] : plan.rules, denyTcp: !plan.network, scopeAbstractSockets: !plan.network })
   } catch (error) {
     return fail((error as Error).message, 1)
   }

@@ -1,12 +1,17 @@
 /**
- * The bound on the processes (and threads) a sandbox may hold at once. Two mechanisms, because
- * the kernel exempts root (uid 0 of the initial user namespace) from RLIMIT_NPROC:
+ * The bound on the processes (and threads) a sandbox may hold at once: MAX_PROCESSES for what its
+ * scripts start, EXECUTOR_HEADROOM more for the executor itself, which a script that fills its
+ * bound cannot take. Two mechanisms, because the kernel exempts root (uid 0 of the initial user
+ * namespace) from RLIMIT_NPROC:
  * - RLIMIT_NPROC set inside the sandbox (`ulimit -u`): the sandbox has a user namespace of its
  *   own, where the kernel counts only the sandbox's processes of that user. It binds every user
- *   but root.
+ *   but root. The executor's limit is the higher one; the scripts' processes start under the lower
+ *   (tools/script-bound.ts).
  * - A pids cgroup made for the sandbox where the caller may create one (root; a user with a
  *   delegated cgroup v2 subtree): the sandbox is in it before it runs anything, so it binds root
- *   too. Removed, with whatever is left in it, when the executor ends.
+ *   too. Removed, with whatever is left in it, when the executor ends. The executor is in its
+ *   `exec` child, the processes of its scripts in its `scripts` child (`pids.max` MAX_PROCESSES),
+ *   whose cgroup.procs is the one file of the hierarchy the sandbox may write.
  */
 import type { Subprocess } from "bun"
 import { accessSync, closeSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs"
@@ -18,9 +23,7 @@ import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
 import { watchCgroups } from "./cgroup-watcher.ts"
 import { LANDLOCK_EXEC } from "./landlock-plan.ts"
-import { initialRoot, MAX_PROCESSES } from "./process-limit.ts"
-
-export { MAX_PROCESSES }
+import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
 
 /**
  * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. Not for
@@ -30,7 +33,8 @@ export { MAX_PROCESSES }
  */
 export function underProcessLimit(argv: string[], max = MAX_PROCESSES, exempt = initialRoot()): string[] {
   if (exempt) return argv
-  return ["/bin/sh", "-c", `ulimit -u ${max} 2>/dev/null || ulimit -p ${max} 2>/dev/null; exec "$@"`, "sh", ...argv]
+  const own = max + EXECUTOR_HEADROOM
+  return ["/bin/sh", "-c", `ulimit -u ${own} 2>/dev/null || ulimit -p ${own} 2>/dev/null; ${SCRIPTS_NPROC_VARIABLE}=${max} exec "$@"`, "sh", ...argv]
 }
 
 export interface ProcessBound {
@@ -66,9 +70,9 @@ export function inPidsCgroup(argv: string[]): ProcessBound {
       release: () => releaseCgroup(group),
     }
   }
-  const script = 'echo $$ > "$0/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
+  const script = 'echo $$ > "$0/exec/cgroup.procs" || { echo "clanka: cannot enter the pids cgroup $0" >&2; exit 1; }; exec "$@"'
   return {
-    argv: ["/bin/sh", "-c", script, group.dir, ...argv],
+    argv: ["/bin/sh", "-c", script, group.dir, ...withScriptsCgroup(argv, group)],
     cgroup: group.dir,
     release: () => releaseCgroup(group),
   }
@@ -87,14 +91,14 @@ export function heldInPidsCgroup(argv: string[]): ProcessBound {
   if (!group) return { argv, release: async () => {} }
   return {
     // Right after bwrap's program (which may come after the session keyring's step).
-    argv: [...argv.slice(0, bwrapIndex(argv) + 1), "--info-fd", "3", "--block-fd", "4", ...argv.slice(bwrapIndex(argv) + 1)],
+    argv: withScriptsCgroup([...argv.slice(0, bwrapIndex(argv) + 1), "--info-fd", "3", "--block-fd", "4", ...argv.slice(bwrapIndex(argv) + 1)], group),
     cgroup: group.dir,
     release: () => releaseCgroup(group),
     admit: async (child) => {
       const [info, hold] = (child.stdio as unknown as number[]).slice(3) as [number, number]
       let helper: Subprocess<number, "ignore", "pipe">
       try {
-        helper = Bun.spawn(["/bin/sh", "-c", ADMIT, group.dir], { stdio: [info, "ignore", "pipe", hold] })
+        helper = Bun.spawn(["/bin/sh", "-c", ADMIT, join(group.dir, "exec")], { stdio: [info, "ignore", "pipe", hold] })
       } catch (error) {
         child.kill("SIGKILL")
         await child.exited
@@ -117,6 +121,17 @@ export function heldInPidsCgroup(argv: string[]): ProcessBound {
       if (code !== 0 && code !== 3) throw new ExecutorLostError(`cannot enter the pids cgroup ${group.dir}: ${reason}`)
     },
   }
+}
+
+/**
+ * bwrap's argv with the scripts' cgroup.procs bound writable (after the read-only root: just
+ * before the `--` that ends bwrap's options) and named to the executor.
+ */
+function withScriptsCgroup(argv: string[], group: Cgroup): string[] {
+  const end = argv.indexOf("--", bwrapIndex(argv) + 1)
+  if (end < 0) return argv
+  const procs = join(group.dir, "scripts", "cgroup.procs")
+  return [...argv.slice(0, end), "--bind", procs, procs, "--setenv", SCRIPTS_CGROUP_VARIABLE, procs, ...argv.slice(end)]
 }
 
 /** How long a bwrap whose sandbox is gone is given to exit by itself, with its reason. */
@@ -219,8 +234,12 @@ function makeCgroup(): Cgroup | undefined {
     mkdirSync(dir)
     const group = { dir, v2: parent.v2 }
     try {
-      writeFileSync(join(dir, "pids.max"), String(MAX_PROCESSES))
-      accessSync(join(dir, "cgroup.procs"), constants.W_OK)
+      writeFileSync(join(dir, "pids.max"), String(MAX_PROCESSES + EXECUTOR_HEADROOM))
+      // cgroup v2 lets only a cgroup without processes pass its controllers on: none are in this one.
+      if (parent.v2) writeFileSync(join(dir, "cgroup.subtree_control"), "+pids")
+      for (const child of CHILDREN) mkdirSync(join(dir, child))
+      writeFileSync(join(dir, "scripts", "pids.max"), String(MAX_PROCESSES))
+      for (const child of CHILDREN) accessSync(join(dir, child, "cgroup.procs"), constants.W_OK)
     } catch {
       removeCgroup(group)
       return undefined
@@ -248,17 +267,21 @@ function sweep(parent: string): void {
   }
 }
 
-/** Kills what is in the cgroup and removes it; false while it still holds processes. */
+/** A sandbox's cgroup's children: the executor's and its scripts'. */
+const CHILDREN = ["exec", "scripts"]
+
+/** Kills what is in the cgroup and its children and removes them; false while one still holds processes. */
 function removeCgroup(group: Cgroup): boolean {
   if (!existsSync(group.dir)) return true
+  const dirs = [...CHILDREN.map((child) => join(group.dir, child)).filter((dir) => existsSync(dir)), group.dir]
   try {
     if (group.v2 && existsSync(join(group.dir, "cgroup.kill"))) writeFileSync(join(group.dir, "cgroup.kill"), "1")
-    else for (const pid of read(join(group.dir, "cgroup.procs")).split("\n").filter(Boolean)) process.kill(Number(pid), "SIGKILL")
+    else for (const dir of dirs) for (const pid of read(join(dir, "cgroup.procs")).split("\n").filter(Boolean)) killQuietly(Number(pid))
   } catch {
     // gone meanwhile
   }
   try {
-    rmdirSync(group.dir)
+    for (const dir of dirs) rmdirSync(dir)
     return true
   } catch {
     return false
@@ -271,5 +294,13 @@ function read(path: string): string {
     return readFileSync(path, "utf8")
   } catch {
     return ""
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // gone meanwhile
   }
 }

@@ -6,6 +6,19 @@ import { readFileSync } from "node:fs"
 
 export const MAX_PROCESSES = 1024
 
+/**
+ * Processes and threads the executor keeps for itself beyond what its scripts may start: its own
+ * threads (JavaScriptCore starts some again after they idled) and script workers, its guardian,
+ * its probes. Without them a script that fills the bound (a fork bomb) left the executor unable to
+ * start a thread, and Bun aborts then.
+ */
+export const EXECUTOR_HEADROOM = 256
+
+/** Set for the executor: the cgroup.procs file the processes of its scripts enter (tools/script-bound.ts). */
+export const SCRIPTS_CGROUP_VARIABLE = "CLANKA_SCRIPTS_CGROUP"
+/** Set for the executor: the RLIMIT_NPROC the processes of its scripts get, below its own. */
+export const SCRIPTS_NPROC_VARIABLE = "CLANKA_SCRIPTS_NPROC"
+
 /** uid 0 of the initial user namespace (its uid map maps every uid to itself): exempt from RLIMIT_NPROC. */
 export function initialRoot(): boolean {
   if (process.getuid?.() !== 0) return false

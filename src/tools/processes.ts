@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { WITHHELD_KEYS } from "../executor/executor-env.ts"
 import type { ProcessGuard } from "./process-guard.ts"
 import { spawnChild } from "./spawn-child.ts"
+import { BOUND_VARIABLES, underScriptBound } from "./script-bound.ts"
 
 /**
  * Child processes started by tools during one execute. Each is spawned `detached`, so it leads a
@@ -23,7 +24,8 @@ export class ProcessRegistry {
    */
   spawn(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
     this.guard?.arm()
-    const child = spawnChild(command, args, {
+    const [program, argv] = underScriptBound(command, args)
+    const child = spawnChild(program, argv, {
       cwd: options.cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -113,7 +115,7 @@ function anyRunning(groups: Set<number>): boolean {
  */
 function childEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, ...extra }
-  for (const name of WITHHELD_KEYS) delete env[name]
+  for (const name of [...WITHHELD_KEYS, ...BOUND_VARIABLES]) delete env[name]
   return env
 }
 

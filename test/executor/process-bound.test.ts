@@ -11,7 +11,8 @@ import { temporaryDirectory } from "../support/temp.ts"
 
 const probe = `import { underProcessLimit } from ${JSON.stringify(join(ROOT, "src/executor/process-bound.ts"))}
 console.log(JSON.stringify(underProcessLimit(["clanka", "executor"])))`
-const wrapped = ["/bin/sh", "-c", 'ulimit -u 1024 2>/dev/null || ulimit -p 1024 2>/dev/null; exec "$@"', "sh", "clanka", "executor"]
+// The executor's own limit leaves it 256 processes and threads beyond its scripts' 1,024 (script-bound.ts).
+const wrapped = ["/bin/sh", "-c", 'ulimit -u 1280 2>/dev/null || ulimit -p 1280 2>/dev/null; CLANKA_SCRIPTS_NPROC=1024 exec "$@"', "sh", "clanka", "executor"]
 
 function argvAs(prefix: string[]): unknown {
   const run = Bun.spawnSync([...prefix, BUN, "-e", probe], { stderr: "pipe" })
@@ -66,13 +67,13 @@ describe.skipIf(!root || !BWRAP.available)("the pids cgroup entered while bwrap 
     await bound.admit!(child)
     // While it runs, the cgroup holds the sandbox's processes and not bwrap's own.
     await Bun.sleep(100)
-    const inside = readFileSync(join(bound.cgroup!, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number)
+    const inside = readFileSync(join(bound.cgroup!, "exec", "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number)
     expect(inside.length).toBeGreaterThan(0)
     expect(inside).not.toContain(child.pid)
     const out = await new Response(child.stdout).text()
     expect(await child.exited).toBe(0)
     const pids = out.split("\n").find((line) => /^\d+:pids:|^0::/.test(line) && line.includes("clanka-"))
-    expect(pids?.endsWith(bound.cgroup!.slice(bound.cgroup!.indexOf("/clanka-")))).toBe(true)
+    expect(pids?.endsWith(`${bound.cgroup!.slice(bound.cgroup!.indexOf("/clanka-"))}/exec`)).toBe(true)
     expect(out.endsWith("ran\n")).toBe(true)
     await bound.release()
     expect(existsSync(bound.cgroup!)).toBe(false)
@@ -107,10 +108,10 @@ kill $held
     const marker = join(dir, "ran")
     const bound = heldInPidsCgroup(sandbox(`touch ${marker}`))
     // Gone before the move: writing the sandbox's pid into it fails.
-    rmdirSync(bound.cgroup!)
+    for (const dir of ["exec", "scripts", ""]) rmdirSync(join(bound.cgroup!, dir))
     const child = spawnHeld(bound.argv)
     const error = await bound.admit!(child).then(() => undefined, (error: Error) => error)
-    expect(error?.message).toMatch(new RegExp(`^cannot enter the pids cgroup ${bound.cgroup}: cannot create ${bound.cgroup}/cgroup.procs: Directory nonexistent$`))
+    expect(error?.message).toMatch(new RegExp(`^cannot enter the pids cgroup ${bound.cgroup}: cannot create ${bound.cgroup}/exec/cgroup.procs: Directory nonexistent$`))
     expect(child.exitCode ?? child.signalCode).not.toBe(0)
     await Bun.sleep(200)
     expect(existsSync(marker)).toBe(false)

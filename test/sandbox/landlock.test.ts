@@ -281,14 +281,14 @@ cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OP
     expect(left).toBe(false)
   })
 
-  test.skipIf(!pidsCgroups())("the Landlock step puts the executor into its pids cgroup, and what scripts run is in it", async () => {
+  test.skipIf(!pidsCgroups())("the Landlock step puts the executor into its pids cgroup, and what scripts run into the scripts' part of it", async () => {
     // The Landlock step enters the cgroup itself (`__landlock-exec … --cgroup DIR`), then becomes the executor.
     const command = "grep clanka- /proc/self/cgroup || echo none; grep clanka- /proc/$PPID/cgroup || echo none"
     const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
     expect(result.stderr).toBe("")
     const [script, executor] = result.stdout.trim().split("\n")
-    expect(script).toMatch(/clanka-\d+-\d+$/)
-    expect(executor).toBe(script)
+    expect(script).toMatch(/clanka-\d+-\d+\/scripts$/)
+    expect(executor).toBe(script!.replace(/scripts$/, "exec"))
   })
 
   test("a Landlock step that cannot enter its pids cgroup runs nothing and names the cgroup", async () => {

@@ -3,11 +3,12 @@
 // unix sockets are out of reach with the network off, the processes (and bubblewrap's /tmp) are
 // bounded, and the usual credential stores cannot be read.
 import { afterAll, describe, expect, test } from "bun:test"
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { BUN, clanka, MAIN, type CliResult } from "../support/cli.ts"
 import { BACKENDS, BWRAP } from "../support/sandbox-backends.ts"
+import { RawSession } from "../protocol/raw-session.ts"
 
 /** A normal user can be had (setpriv from root, as CI runs): the same attacks run as that user. */
 const canDropRoot = process.getuid?.() === 0 && Bun.which("setpriv") !== null
@@ -276,6 +277,45 @@ console.log(await bash({ command: "echo executor alive" }))`
   }
 })
 
+// The executor keeps room of its own beyond its scripts' bound: while a script holds every process
+// that bound allows, the executor still starts the threads it needs (here a second script's worker).
+for (const backend of BACKENDS) {
+  test.skipIf(!backend.available || process.getuid?.() !== 0)(`${backend.name}: a script holding every process its bound allows does not keep the executor from starting a second script`, async () => {
+    const dir = join(root, `full-${backend.name}`)
+    mkdirSync(dir, { recursive: true })
+    const sleeps = `214.${process.pid}`
+    writeFileSync(
+      join(dir, "fill.pl"),
+      `my @pids;
+while (1) { my $pid = fork(); last unless defined $pid; if ($pid == 0) { exec "sleep", "${sleeps}"; exit 0 } push @pids, $pid }
+open(my $f, ">", "full.txt"); print $f scalar(@pids) . "\\n"; close($f);
+sleep 4; kill "KILL", @pids; waitpid($_, 0) for @pids;`,
+    )
+    const session = new RawSession(dir, ["--sandbox", "workspace-write", "--sandbox-backend", backend.name])
+    try {
+      session.send({ jsonrpc: "2.0", id: 1, method: "execute", params: { script: 'await bash({ command: "perl fill.pl" }); console.log("first")' } })
+      const full = join(dir, "full.txt")
+      for (let i = 0; i < 400 && !existsSync(full); i++) await Bun.sleep(25)
+      const started = Number(readFileSync(full, "utf8"))
+      // The first script's worker is busy: the second needs a thread of its own.
+      session.send({ jsonrpc: "2.0", id: 2, method: "execute", params: { script: 'console.log("second")' } })
+      const messages: any[] = []
+      while (!(messages.some((message) => message.id === 1) && messages.some((message) => message.id === 2))) messages.push(await session.next(20_000))
+      const text = (id: number) => messages.filter((message) => message.params?.id === id).map((message) => message.params.output?.text ?? "").join("")
+      const result = (id: number) => messages.find((message) => message.id === id)
+      expect({ filled: started > 900 && started < 1100, first: [text(1), result(1)], second: [text(2), result(2)] }).toEqual({
+        filled: true,
+        first: ["first\n", { jsonrpc: "2.0", id: 1, result: { ok: true } }],
+        second: ["second\n", { jsonrpc: "2.0", id: 2, result: { ok: true } }],
+      })
+    } finally {
+      session.child.stdin!.end()
+      await session.exited
+    }
+    expect(Bun.spawnSync(["pgrep", "-f", `^sleep ${sleeps}$`]).stdout.toString()).toBe("")
+  }, 60_000)
+}
+
 // run and exec make the sandbox's cgroup early (before the config is read): one the config then
 // has no use for goes at exit, and one made early is the one the sandbox runs in.
 describe.skipIf(process.getuid?.() !== 0)("the pids cgroup made ahead", () => {
@@ -294,7 +334,8 @@ describe.skipIf(process.getuid?.() !== 0)("the pids cgroup made ahead", () => {
     test.skipIf(!backend.available)(`${backend.name}: the sandbox runs in the first cgroup its clanka made, removed at exit`, async () => {
       const result = await spawnClanka([], ["exec", "-C", workspace, "-e", 'console.log(await bash({ command: "cat /proc/self/cgroup" }))'], workspace, backend.env)
       expect(result.stderr).toBe("")
-      expect(result.stdout.split("\n").filter((line) => /^\d+:pids:|^0::/.test(line)).some((line) => line.endsWith(`/clanka-${result.pid}-1`))).toBe(true)
+      // The script's bash in the scripts' child of it (the executor is in its exec child).
+      expect(result.stdout.split("\n").filter((line) => /^\d+:pids:|^0::/.test(line)).some((line) => line.endsWith(`/clanka-${result.pid}-1/scripts`))).toBe(true)
       expect(pidsCgroups(result.pid)).toEqual([])
     })
   }

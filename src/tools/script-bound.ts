@@ -1,0 +1,40 @@
+/**
+ * The bound the processes of scripts start under, below the executor's own (process-bound.ts):
+ * the sandbox's `scripts` pids cgroup, entered before the command runs, and its lower
+ * RLIMIT_NPROC. A script that fills its bound (a fork bomb) then leaves the executor room to start
+ * the threads it needs. Told by the sandbox through two variables, which commands do not inherit.
+ */
+import { SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "../executor/process-limit.ts"
+
+interface Bound {
+  /** The scripts' cgroup.procs. */
+  procs?: string
+  /** Their RLIMIT_NPROC. */
+  nproc?: number
+}
+
+let bound: Bound | undefined
+
+function scriptBound(): Bound {
+  if (bound) return bound
+  const procs = process.env[SCRIPTS_CGROUP_VARIABLE]
+  const nproc = Number(process.env[SCRIPTS_NPROC_VARIABLE])
+  bound = { ...(procs ? { procs } : {}), ...(Number.isSafeInteger(nproc) && nproc > 0 ? { nproc } : {}) }
+  return bound
+}
+
+// $1: the cgroup.procs to enter ("" for none), $2: the limit ("" for none); then the command.
+const ENTER = `[ -z "$1" ] || echo $$ > "$1" || { echo "clanka: cannot enter the scripts' pids cgroup" >&2; exit 126; }
+[ -z "$2" ] || ulimit -u "$2" 2>/dev/null || ulimit -p "$2" 2>/dev/null || { echo "clanka: cannot lower the process limit" >&2; exit 126; }
+shift 2
+exec "$@"`
+
+/** `command args` as spawned for a script: through a shell that enters the bound first, where there is one. */
+export function underScriptBound(command: string, args: string[]): [string, string[]] {
+  const { procs, nproc } = scriptBound()
+  if (procs === undefined && nproc === undefined) return [command, args]
+  return ["/bin/sh", ["-c", ENTER, "sh", procs ?? "", nproc === undefined ? "" : String(nproc), command, ...args]]
+}
+
+/** The variables that tell the bound: not for the commands themselves. */
+export const BOUND_VARIABLES = [SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE]
