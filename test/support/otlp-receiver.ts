@@ -52,7 +52,11 @@ export interface OtlpRequest {
 }
 
 export interface OtlpReceiver {
-  /** `http://127.0.0.1:PORT`: what OTEL_EXPORTER_OTLP_ENDPOINT takes. */
+  /**
+   * `http://127.0.0.1:PORT/TOKEN`: what OTEL_EXPORTER_OTLP_ENDPOINT takes. Only requests under the
+   * token count: a clanka of another test (or of another suite on the machine) that exports late
+   * to a port since reused reaches no receiver of this test.
+   */
   url: string
   spans: ReceivedSpan[]
   metrics: ReceivedMetric[]
@@ -64,11 +68,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
   const metrics: ReceivedMetric[] = []
   const requests: OtlpRequest[] = []
+  const token = `/r${crypto.randomUUID().slice(0, 8)}`
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      const path = new URL(request.url).pathname
+      const full = new URL(request.url).pathname
+      if (!full.startsWith(`${token}/`)) return new Response("not this receiver", { status: 404 })
+      const path = full.slice(token.length)
       const contentType = request.headers.get("content-type") ?? ""
       requests.push({ path, contentType, headers: Object.fromEntries(request.headers) })
       const body = new Uint8Array(await request.arrayBuffer())
@@ -82,12 +89,21 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
   })
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url: `http://127.0.0.1:${server.port}${token}`,
     spans,
     metrics,
     requests,
     close: async () => void (await server.stop(true)),
   }
+}
+
+/**
+ * A collector that cannot be reached: every connection to its port is closed at once, and the
+ * port stays this test's until close() (a closed receiver's port could be another's meanwhile).
+ */
+export function startUnreachableCollector(): { url: string; close(): void } {
+  const listener = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (socket) => void socket.terminate(), data: () => {} } })
+  return { url: `http://127.0.0.1:${listener.port}`, close: () => listener.stop(true) }
 }
 
 // ---------------------------------------------------------------------------------------------

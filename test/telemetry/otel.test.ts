@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { VERSION } from "../../src/version.ts"
 import { BUN, clanka, MAIN, ROOT } from "../support/cli.ts"
 import { fromSubagent, startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
-import { type OtlpReceiver, type ReceivedSpan, spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
+import { type OtlpReceiver, type ReceivedSpan, spanTree, startOtlpReceiver, startUnreachableCollector } from "../support/otlp-receiver.ts"
 import { temporaryDirectory } from "../support/temp.ts"
 
 const dir = temporaryDirectory("clanka-otel-")
@@ -240,8 +240,9 @@ test("OTEL_SDK_DISABLED=true wins over an endpoint: nothing is exported", async 
 })
 
 test("a collector that cannot be reached costs one warning line and at most a few seconds, not the run", async () => {
-  const { server, otlp } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
-  await otlp.close()
+  const { server, otlp: unused } = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
+  await unused.close()
+  const otlp = startUnreachableCollector()
   const started = Date.now()
   const result = await run(["go"], { ...server.env, OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
   expect(result.code).toBe(0)
@@ -254,6 +255,7 @@ test("a collector that cannot be reached costs one warning line and at most a fe
   const again = await start([{ blocks: [{ type: "execute", script: 'await taskComplete("ok")' }] }])
   const secret = await run(["go"], { ...again.server.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel:tok-SECRET@${host}/v1?api_key=q-SECRET` })
   expect(secret.stderr).toBe(`clanka: OpenTelemetry export to http://…@${host}/v1?… did not finish within 3 s; the spans and metrics not yet sent are dropped\n`)
+  otlp.close()
 })
 
 test("attack: an API that quotes the key in its error does not carry the key to the collector; the spans say [redacted]", async () => {
