@@ -288,7 +288,7 @@ for (const backend of BACKENDS) {
       join(dir, "fill.pl"),
       `my @pids;
 while (1) { my $pid = fork(); last unless defined $pid; if ($pid == 0) { exec "sleep", "${sleeps}"; exit 0 } push @pids, $pid }
-open(my $f, ">", "full.txt"); print $f scalar(@pids) . "\\n"; close($f);
+open(my $f, ">", "full.tmp"); print $f scalar(@pids) . "\\n"; close($f); rename("full.tmp", "full.txt");
 sleep 4; kill "KILL", @pids; waitpid($_, 0) for @pids;`,
     )
     const session = new RawSession(dir, ["--sandbox", "workspace-write", "--sandbox-backend", backend.name])
