@@ -7,7 +7,7 @@ import { defineTool, type Tool, type ToolContext } from "./tool.ts"
 import { checkWritable, refusedBySandbox, type WriteAction } from "./write-policy.ts"
 import { filesChanged } from "./semantic/live.ts"
 import { randomHex } from "../util/random-hex.ts"
-import { tooLarge } from "./text-size.ts"
+import { looksBinary, tooLarge } from "./text-size.ts"
 import { keepOwner } from "./keep-owner.ts"
 import { sameNameOnDisk } from "./unicode-name.ts"
 
@@ -59,8 +59,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
  */
 function decodeText(bytes: Uint8Array, path: string): string {
   const refuse = (kind: string) => new ToolError(`readFile: ${path} is not UTF-8 text (${kind}, ${bytes.length} bytes); use bash to inspect it`)
-  // NUL bytes decode as UTF-8 too (UTF-16 text, object files); applyPatch calls such a file binary as well.
-  if (bytes.subarray(0, 8000).includes(0)) throw refuse("binary file")
+  // applyPatch calls such a file binary as well.
+  if (looksBinary(bytes)) throw refuse("binary file")
   try {
     return utf8.decode(bytes)
   } catch {
@@ -98,10 +98,6 @@ async function writing<T>(ctx: ToolContext, tool: string, action: WriteAction, s
   }
 }
 
-/**
- * rename(), and across file systems (the sandbox's /tmp is one of its own) a copy and a removal, as
- * mv does; a source that cannot be removed takes the copy back. A sandbox refusal names its side.
- */
 /** rename()'s refusals in words (the raw ones name absolute paths and say "illegal operation"). */
 const RENAME_REFUSALS: Record<string, string> = {
   EISDIR: "the target is a directory; give the file's full new path",
@@ -111,6 +107,10 @@ const RENAME_REFUSALS: Record<string, string> = {
   EINVAL: "a directory cannot move into itself",
 }
 
+/**
+ * rename(), and across file systems (the sandbox's /tmp is one of its own) a copy and a removal, as
+ * mv does; a source that cannot be removed takes the copy back. A sandbox refusal names its side.
+ */
 async function move(ctx: ToolContext, shown: string, source: string, target: string): Promise<void> {
   const step = (path: string, work: () => Promise<void>) => writing(ctx, "renameFile", "rename", shown, path, work)
   try {

@@ -16,3 +16,8 @@ export function tooLarge(bytes: number): string | undefined {
   if (bytes <= MAX_TEXT_BYTES) return undefined
   return `the file is ${formatSize(bytes)}, more than the ${formatSize(MAX_TEXT_BYTES)} read at once`
 }
+
+/** NUL bytes in the first 8,000 (as git tells binary files): UTF-16 text, object files. They decode as UTF-8 too. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8000).includes(0)
+}

@@ -31,13 +31,17 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
   const reason = async (error: unknown, path: string) => (await explain(error, path)) ?? codeReason(error)
   const temps: Array<{ temp: string; write: FileWrite }> = []
   const createdDirs: string[] = []
+  /** The directories made for new files, deepest first. */
+  const removeCreatedDirs = async () => {
+    for (const dir of [...createdDirs].reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
+  }
   let filled = 0
   try {
     for (const write of writes) {
       const dir = dirname(write.target)
       const created = await mkdir(dir, { recursive: true })
       if (created) createdDirs.push(created)
-      const temp = join(dir, `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
+      const temp = tempBeside(write.target)
       // Counted before it is written: a write cut short by a full disk leaves a part to remove.
       temps.push({ temp, write })
       await writeFile(temp, write.data, { flag: "wx" }).catch((error) => {
@@ -51,7 +55,7 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
   } catch (error) {
     // Clean-up failures are not the news: the write's own failure is.
     await Promise.all(temps.map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
-    for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
+    await removeCreatedDirs()
     const failed = writes[filled] ?? writes[writes.length - 1]
     throw new ToolError(`could not write ${failed?.display}: ${await reason(error, failed?.target ?? "")}; no file was changed`)
   }
@@ -65,7 +69,7 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
       // A file the rename cannot replace (immutable, a read-only mount): put the earlier ones back.
       await Promise.all(temps.slice(i).map(({ temp }) => rm(temp, { force: true }).catch(() => {})))
       const kept = await restore(done)
-      if (kept.length === 0) for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true }).catch(() => {})
+      if (kept.length === 0) await removeCreatedDirs()
       const written = kept.length ? `only ${kept.join(", ")} was written` : "no file was changed"
       throw new ToolError(`could not write ${write.display}: ${await reason(error, write.target)}; ${written}`)
     }
@@ -81,6 +85,11 @@ export async function commitChanges(writes: readonly FileWrite[], deletes: reado
   }
 }
 
+/** A temporary file beside `target`, in the same directory (so that rename() replaces it in one step). */
+function tempBeside(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomHex(4)}.clanka-tmp`)
+}
+
 /** Puts written files back as they were (a new file is removed); answers those it could not. */
 async function restore(done: readonly FileWrite[]): Promise<string[]> {
   const kept: string[] = []
@@ -91,7 +100,7 @@ async function restore(done: readonly FileWrite[]): Promise<string[]> {
         continue
       }
       if (write.previous === undefined) throw new Error("not known")
-      const temp = join(dirname(write.target), `.${basename(write.target)}.${randomHex(4)}.clanka-tmp`)
+      const temp = tempBeside(write.target)
       try {
         await writeFile(temp, write.previous.data, { flag: "wx" })
         if (write.owner) await keepOwner(temp, write.owner)

@@ -7,7 +7,7 @@ import type { FileChange } from "./types.ts"
 import type { FileWrite } from "./commit.ts"
 import type { WriteTarget } from "../write-policy.ts"
 import { errorMessage } from "../../util/error-message.ts"
-import { tooLarge } from "../text-size.ts"
+import { looksBinary, tooLarge } from "../text-size.ts"
 
 /** A file's state before the patch (read once) or after the changes so far (in memory). */
 interface FileState {
@@ -167,7 +167,7 @@ export class Workspace {
     const large = tooLarge(original.size)
     if (large) return void this.problem(`${path}: cannot patch: ${large}`)
     const bytes = await readFile(abs)
-    if (bytes.subarray(0, 8000).includes(0)) return void this.problem(`${path}: cannot patch a binary file`)
+    if (looksBinary(bytes)) return void this.problem(`${path}: cannot patch a binary file`)
     let text: string
     try {
       text = utf8.decode(bytes)
