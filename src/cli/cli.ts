@@ -121,8 +121,8 @@ function unknownCommand(name: string): UsageError {
 
 /** The help of clanka (with its options, environment and exit codes), or of one command. */
 async function printHelp(name?: string): Promise<void> {
-  const [{ commandHelp, topLevelHelp }, { stdoutTerminal }] = await Promise.all([import("./help.ts"), import("./terminal.ts")])
-  const terminal = stdoutTerminal()
+  const [{ commandHelp, topLevelHelp }, { terminalOf }] = await Promise.all([import("./help.ts"), import("./terminal.ts")])
+  const terminal = terminalOf()
   const style = { width: columnsVariable() ?? terminal.columns ?? 80, color: terminal.isTTY && !process.env.NO_COLOR }
   // console.log ends the line itself.
   console.log((name === undefined ? topLevelHelp(style) : commandHelp(name, style)).replace(/\n$/, ""))

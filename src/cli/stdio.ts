@@ -8,7 +8,7 @@
  */
 import { writeSync } from "node:fs"
 import type { Sink } from "../output/sink.ts"
-import { stdoutTerminal } from "./terminal.ts"
+import { terminalOf } from "./terminal.ts"
 
 export class DescriptorOutput implements Sink {
   private left = false
@@ -40,13 +40,13 @@ export class DescriptorOutput implements Sink {
 
   /** Whether it is a terminal (asked once). */
   get isTTY(): boolean {
-    this.terminal ??= stdoutTerminal(this.fd).isTTY
+    this.terminal ??= terminalOf(this.fd).isTTY
     return this.terminal
   }
 
   /** The terminal's width now (it may have been resized); undefined when not a terminal. */
   get columns(): number | undefined {
-    return this.isTTY ? stdoutTerminal(this.fd).columns : undefined
+    return this.isTTY ? terminalOf(this.fd).columns : undefined
   }
 
   /** Calls `listener` when a write finds the reader gone; returns the way to stop listening. */

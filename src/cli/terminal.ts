@@ -15,7 +15,7 @@ interface TtyBinding {
   TTY: new (fd: number, readable: boolean) => { getWindowSize(size: number[]): unknown }
 }
 
-export function stdoutTerminal(fd: 1 | 2 = 1): Terminal {
+export function terminalOf(fd: 1 | 2 = 1): Terminal {
   try {
     const tty = (process as unknown as { binding(name: string): TtyBinding }).binding("tty_wrap")
     if (!tty.isTTY(fd)) return { isTTY: false, columns: undefined }

@@ -170,6 +170,9 @@ interface Cgroup {
   v2: boolean
 }
 
+/** A sandbox's cgroup's children: the executor's and its scripts'. */
+const CHILDREN = ["exec", "scripts"]
+
 const live = new Set<Cgroup>()
 let exitHook = false
 let made = 0
@@ -266,9 +269,6 @@ function sweep(parent: string): void {
     removeCgroup({ dir: join(parent, name), v2: existsSync(join(parent, name, "cgroup.kill")) })
   }
 }
-
-/** A sandbox's cgroup's children: the executor's and its scripts'. */
-const CHILDREN = ["exec", "scripts"]
 
 /** Kills what is in the cgroup and its children and removes them; false while one still holds processes. */
 function removeCgroup(group: Cgroup): boolean {
