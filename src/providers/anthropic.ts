@@ -24,7 +24,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { guardedFetch } from "./guarded-fetch.ts"
+import { sdkClientOptions } from "./guarded-fetch.ts"
 import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { canonicalModelId, modelInfo, takesImages } from "./prices.ts"
@@ -84,8 +84,7 @@ export function createAnthropicModel(spec: ModelSpec, env: Env): Model {
         // The base client: the same requests, without the API's resource classes, which clanka
         // never calls and whose loading cost the agent ~7 ms of CPU (BENCHMARKS).
         const { BaseAnthropic } = await import("@anthropic-ai/sdk/client")
-        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
-        client = new BaseAnthropic({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
+        client = new BaseAnthropic({ apiKey, baseURL, ...sdkClientOptions(context) })
       }
       const sdk = client
       const body = anthropicRequest(spec, info?.maxOutput, request)

@@ -20,6 +20,15 @@ import { ModelError } from "./model.ts"
  */
 export const MAX_RESPONSE_BYTES = 128 * 1024 * 1024
 
+/**
+ * What every SDK client is made with: no retries of its own (the loop retries, retry.ts), this
+ * fetch, and its logger off (it would print a broken event and its raw chunk on stderr, amid
+ * clanka's output).
+ */
+export function sdkClientOptions(context: Omit<ErrorContext, "signal">): { maxRetries: 0; fetch: typeof fetch; logLevel: "off" } {
+  return { maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" }
+}
+
 export function guardedFetch(context: Omit<ErrorContext, "signal">, limit = MAX_RESPONSE_BYTES): typeof fetch {
   const guarded = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const response = await fetch(input, init)

@@ -13,7 +13,7 @@ import type {
 } from "openai/resources/chat/completions"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { guardedFetch } from "./guarded-fetch.ts"
+import { sdkClientOptions } from "./guarded-fetch.ts"
 import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents } from "./errors.ts"
 import type { ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { dataUrl, OPENAI_IMAGES } from "./openai.ts"
@@ -48,8 +48,7 @@ export function createOpenAICompatibleModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
+        client = new OpenAI({ apiKey, baseURL, ...sdkClientOptions(context) })
       }
       const sdk = client
       const events = await openStream(() => sdk.chat.completions.create(chatRequest(spec, request), { signal: request.signal }), ctx)

@@ -20,7 +20,7 @@ import type {
 } from "openai/resources/responses/responses"
 import { UsageError } from "../errors.ts"
 import { baseUrlFrom } from "./base-url.ts"
-import { guardedFetch } from "./guarded-fetch.ts"
+import { sdkClientOptions } from "./guarded-fetch.ts"
 import { type ErrorContext, incompleteStream, malformedEvent, openStream, sdkEvents, toModelError } from "./errors.ts"
 import type { ImageInput, ImagePart, Message, Model, Part, StreamRequest, TokenUsage } from "./model.ts"
 import { contextWindow, takesImages } from "./prices.ts"
@@ -71,8 +71,7 @@ export function createOpenAIModel(spec: ModelSpec, env: Env): Model {
       const ctx = { ...context, signal: request.signal }
       if (!client) {
         const { OpenAI } = await import("openai")
-        // logLevel off: the SDK would print a broken event and its raw chunk on stderr, amid clanka's output.
-        client = new OpenAI({ apiKey, baseURL, maxRetries: 0, fetch: guardedFetch(context), logLevel: "off" })
+        client = new OpenAI({ apiKey, baseURL, ...sdkClientOptions(context) })
       }
       const sdk = client
       const events = await openStream(() => sdk.responses.create(responsesRequest(spec, request), { signal: request.signal }), ctx)
