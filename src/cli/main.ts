@@ -9,14 +9,22 @@ const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(`clanka ${VERSION}`)
 } else if (argv[0] === "__landlock-exec") {
-  // The Landlock sandbox's re-exec step (landlock-plan.ts LANDLOCK_EXEC): nothing else loads first.
+  // The Landlock sandbox's step (landlock-plan.ts LANDLOCK_EXEC): nothing else loads first. It
+  // executes its command, or fails (a number: the reason is on stderr), or has made this very
+  // process the sandboxed executor, which then runs here (landlock-in-place.ts).
   const { landlockExec } = await import("../executor/landlock-exec.ts")
-  process.exitCode = landlockExec(argv.slice(1))
+  const outcome = landlockExec(argv.slice(1))
+  if (typeof outcome === "number") process.exitCode = outcome
+  else await runClanka(outcome)
 } else if (argv[0] === "__fresh-keyring") {
   // bubblewrap started with a session keyring of its own (session-keyring.ts): nothing else loads first.
   const { freshKeyringExec } = await import("../executor/session-keyring.ts")
   process.exitCode = freshKeyringExec(argv.slice(1))
 } else {
+  await runClanka(argv)
+}
+
+async function runClanka(argv: string[]): Promise<void> {
   // The binary starts with JavaScriptCore's tier-up thresholds scaled up (scripts/build.ts): code
   // that runs only while clanka starts stays in the interpreter instead of taking CPU to compile.
   // A process still running a second later is working: normal thresholds from then on.

@@ -9,6 +9,7 @@ import type { Capabilities, CapabilitiesRequest, Executor, SandboxPolicy } from 
 import { ExecutorLostError, UsageError } from "../errors.ts"
 import { executorEnv, withoutAgentKeys } from "./executor-env.ts"
 import { spawnExecutor } from "./executor-process.ts"
+import { landlockStepEnv } from "./landlock-plan.ts"
 import { afterBwrapFailed, resolveSandbox, sandboxedArgv, sandboxFlags, type SandboxRequest } from "./os-sandbox.ts"
 import type { ProtectedState } from "./landlock-protect.ts"
 import { releasePrivateTmps } from "./landlock-tmp.ts"
@@ -153,7 +154,7 @@ async function connect(options: ConnectOptions): Promise<Executor> {
     const env = { ...executorEnv(options.env), ...shell }
     const executor = await withProcessBound(policy, sandboxedArgv([...selfCommand(), "executor", "-C", workspace, ...sandboxFlags(policy), ...noSearch(options), ...maxScriptsFlag(options)], workspace, policy, { search: options.search !== false, readable: mcpPaths(options) }), async (bound) => {
       // Spawned first: the protocol's modules load while the sandbox starts.
-      const spawned = spawnExecutor(bound.argv, env, bound.admit)
+      const spawned = spawnExecutor(bound.argv, { ...env, ...landlockStepEnv(bound.argv) }, bound.admit)
       tellPolicy(policy)
       const { RemoteExecutor } = await import("./remote.ts")
       return RemoteExecutor.start({

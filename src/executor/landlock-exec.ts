@@ -1,16 +1,18 @@
 /**
- * `clanka __landlock-exec PLAN.json [--cgroup DIR] -- COMMAND…`: the re-exec step of the Landlock
- * backend; with `--cgroup` it first moves itself into that pids cgroup's `exec` child, and lets
- * COMMAND write the `scripts` child's cgroup.procs (process-bound.ts). Landlock
- * and seccomp bind only the thread that asks (Bun already runs other threads here), and execve
- * leaves only that thread: so this thread drops every capability, sets no_new_privs, restricts
- * itself (landlock-ruleset.ts, landlock-seccomp.ts) and then executes COMMAND, which with all it
- * starts and every thread it makes stays in the sandbox. Nothing runs between the restriction
- * and the execve.
+ * `clanka __landlock-exec PLAN.json [--cgroup DIR] -- COMMAND…`: the step that starts the Landlock
+ * backend's sandbox; with `--cgroup` it first moves itself into that pids cgroup's `exec` child,
+ * and lets COMMAND write the `scripts` child's cgroup.procs (process-bound.ts). Landlock and
+ * seccomp bind only the thread that asks, and execve leaves only that thread: so this thread drops
+ * every capability, sets no_new_privs, restricts itself (landlock-ruleset.ts,
+ * landlock-seccomp.ts) and then executes COMMAND, which with all it starts and every thread it
+ * makes stays in the sandbox. Nothing runs between the restriction and the execve. When COMMAND
+ * is this clanka's executor and this thread is the process's only one, the process itself goes on
+ * as the executor instead (landlock-in-place.ts).
  */
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { clearCapabilities, execve, prctl, setrlimit, setsid, syscall } from "./landlock-ffi.ts"
 import type { LandlockPlan } from "./landlock-plan.ts"
+import { ONE_THREAD_ENV, ownExecutorArgs, threadCount } from "./landlock-in-place.ts"
 import { restrictSelf } from "./landlock-ruleset.ts"
 import { installSeccomp } from "./landlock-seccomp.ts"
 import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
@@ -25,8 +27,11 @@ const RLIMIT_NPROC = 6
 const SYS_CLOSE_RANGE = 436
 const CLOSE_RANGE_CLOEXEC = 1 << 2
 
-/** Runs the step; returns only on failure, with the exit code (the reason is on stderr). */
-export function landlockExec(args: readonly string[]): number {
+/**
+ * Runs the step. It returns on failure, with the exit code (the reason is on stderr), or with the
+ * executor's arguments when this process, now inside the sandbox, is to run the executor itself.
+ */
+export function landlockExec(args: readonly string[]): number | string[] {
   const dash = args.indexOf("--")
   const command = args.slice(dash + 1)
   const cgroup = args[1] === "--cgroup" ? args[2] : undefined
@@ -60,6 +65,11 @@ export function landlockExec(args: readonly string[]): number {
   // The one file of the cgroup a sandbox may write: where its scripts' processes go.
   const scriptsProcs = cgroup === undefined ? undefined : `${cgroup}/scripts/cgroup.procs`
   if (scriptsProcs) env[SCRIPTS_CGROUP_VARIABLE] = scriptsProcs
+  // The executor's own settings (landlock-in-place.ts), not its commands'.
+  for (const name of Object.keys(ONE_THREAD_ENV)) delete env[name]
+  // Read before anything is restricted: a thread that already runs would keep what this one drops.
+  const executorArgs = ownExecutorArgs(command)
+  const inPlace = executorArgs && threadCount() === 1 ? executorArgs : undefined
 
   // Gone with its parent (the agent), as bwrap's --die-with-parent; a session of its own, so no
   // terminal is the sandbox's controlling one (bwrap's --new-session).
@@ -83,6 +93,13 @@ export function landlockExec(args: readonly string[]): number {
   if (filtered < 0) return fail(`cannot install the seccomp filter (errno ${-filtered})`, 1)
   // Bun's own descriptors must not reach the command (its stdio stays).
   syscall(SYS_CLOSE_RANGE, 3, 0xffffffff, CLOSE_RANGE_CLOEXEC)
+  // Still one thread (one started meanwhile would hold none of the above): this process is the
+  // sandbox, and goes on as the executor. Else the execve leaves only this thread.
+  if (inPlace && threadCount() === 1) {
+    for (const name of Object.keys(process.env)) if (!(name in env)) delete process.env[name]
+    Object.assign(process.env, env)
+    return inPlace
+  }
   const result = execve(program, command, env)
   return fail(`cannot run ${program} (errno ${-result})`, 126)
 }

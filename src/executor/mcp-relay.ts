@@ -14,6 +14,7 @@ import { ExitCode } from "../errors.ts"
 import type { AgentSideMcp } from "../mcp/agent-side.ts"
 import type { BesidePlace } from "../mcp/beside.ts"
 import { LineWriter, readFrames } from "../protocol/framing.ts"
+import { landlockStepEnv } from "./landlock-plan.ts"
 import { BWRAP_STALE_ATTEMPTS } from "./sandbox-backend.ts"
 import { ErrorCode, idKey, OutputNotificationParamsSchema } from "../protocol/messages.ts"
 import { errorMessage } from "../util/error-message.ts"
@@ -166,7 +167,7 @@ export function relaySandboxed(starts: SandboxStarts, place: BesidePlace): Promi
   /** Starts the sandbox (again: with what the agent sent so far) and relays its output. */
   const launch = (attempt: number, done: (code: number) => void) => {
     const started = starts.plan()
-    child = spawn(started.argv[0]!, started.argv.slice(1), { stdio: ["pipe", "pipe", "pipe"] })
+    child = spawn(started.argv[0]!, started.argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...landlockStepEnv(started.argv) } })
     child.stdin!.on("error", () => {}) // EPIPE once it is gone; its exit says the rest
     toExecutor = new LineWriter(child.stdin!)
     for (const line of unanswered ?? []) void toExecutor.sendLine(line + "\n")

@@ -106,8 +106,9 @@ export function sandboxedArgv(argv: string[], workspace: string, policy: Sandbox
 }
 
 /**
- * `argv` run by `clanka __landlock-exec`, which restricts itself to the plan and executes it; a
- * private temporary directory is made for it (released with the sandbox, landlock-tmp.ts).
+ * `argv` run by `clanka __landlock-exec`, which restricts itself to the plan and executes it (or,
+ * when argv is this clanka's executor, goes on as it: landlock-in-place.ts); a private temporary
+ * directory is made for it (released with the sandbox, landlock-tmp.ts).
  */
 function landlockArgv(argv: string[], workspace: string, policy: SandboxPolicy, needs: SandboxNeeds): string[] {
   const tmp = makePrivateTmp()
