@@ -1,13 +1,14 @@
 /**
  * The Landlock step going on as the executor itself instead of executing it (landlock-exec.ts).
  * Landlock, seccomp and the capabilities bind only the thread that asks and the threads and
- * processes it starts afterwards. A Bun program starts threads of its own as it runs (its JIT
- * compiler's, the heap's block warm-up, the allocator's scavenger), but none with the settings
- * below: then the step's one thread, restricted, is the whole process, and every thread the
- * executor starts later (the garbage collector's helpers, its thread pool, the scripts' workers)
- * inherits the restriction. That spares the sandbox a second start of Bun and an execve. Whether
- * the process has one thread is read from the kernel, not assumed: with more (a Bun whose settings
- * changed) the step executes the executor as before.
+ * processes it starts afterwards. A Bun program starts threads of its own as it runs: the heap's
+ * block warm-up and the allocator's scavenger wait long enough with the settings below, and the
+ * compiled binary's start-up policy (scripts/build.ts) leaves the step's code to the interpreter,
+ * so no JIT thread starts either (from source Bun runs one before the first line). Then the step's
+ * one thread, restricted, is the whole process, and every thread the executor starts later (the
+ * garbage collector's helpers, its thread pool, the scripts' workers) inherits the restriction.
+ * That spares the sandbox a second start of Bun and an execve. Whether the process has one thread
+ * is read from the kernel, not assumed: with more the step executes the executor as before.
  */
 import { readdirSync } from "node:fs"
 import { selfCommand } from "./self.ts"
