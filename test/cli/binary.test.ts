@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { readdirSync, realpathSync } from "node:fs"
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
+import { readdirSync } from "node:fs"
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { acp, startAcp } from "../support/acp-client.ts"
 import { ROOT } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 import { hostileBunFiles, PROBE_SCRIPT } from "../support/hostile-bun-files.ts"
-import { DOMAIN_PROBE, IN_THE_DOMAIN, readDomainReport, REST_WHEN_HELD } from "../support/landlock-domain.ts"
 import { spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
-import { LANDLOCK } from "../support/sandbox-backends.ts"
 
 // The release artefact must work alone: copied into an empty directory, with a bare environment.
 let dir: string
@@ -124,34 +122,6 @@ describe("the compiled binary, alone", () => {
       expect(spanTree(otlp.spans)).toEqual([...tree, ...tree])
     } finally {
       await Promise.all([server.close(), otlp.close()])
-    }
-  })
-
-  test.skipIf(!LANDLOCK.available)("the Landlock sandbox is made in the executor's own process, and holds there: every thread in the domain, the keys and a credential store out of reach", async () => {
-    // The compiled binary's step starts with one thread, so it goes on as the executor itself
-    // (landlock-in-place.ts) instead of a second start; from source it executes it (landlock.test.ts).
-    // Not under the binary's top directory in /tmp, which the sandbox lets it read.
-    const home = await mkdtemp("/var/tmp/clanka-alone-home-")
-    const key = join(home, ".ssh", "id_ed25519")
-    await mkdir(join(home, ".ssh"))
-    await writeFile(key, "the user's key\n")
-    try {
-      const script = `console.log(await bash({ command: ${JSON.stringify(DOMAIN_PROBE)} }))
-console.log(await readFile({ path: "${key}" }).catch((error) => error.message))
-console.log(await bash({ command: "{ echo x > ${home}/bashrc; } 2>&1; true" }))`
-      const result = await run(["exec", "-e", script], { CLANKA_SANDBOX_BACKEND: "landlock", HOME: home })
-      expect(result.stderr).toBe("")
-      const end = result.stdout.indexOf("\n\n")
-      const report = readDomainReport(result.stdout.slice(0, end))
-      expect(report.commandLine).toStartWith(`${bin} __landlock-exec `)
-      expect(report.commandLine).toEndWith(` -- ${bin} executor -C ${realpathSync(dir)} --sandbox workspace-write --sandbox-backend landlock`)
-      expect(report.rest).toEqual(REST_WHEN_HELD)
-      expect(report.threads.some((line) => line.startsWith("Worker: "))).toBe(true)
-      for (const line of report.threads) expect(line).toMatch(IN_THE_DOMAIN)
-      // The executor's own read (its thread pool's) and a command's write, both refused by the kernel.
-      expect(result.stdout.slice(end + 2)).toBe(`readFile: EACCES: permission denied, open '${key}'\nbash: line 1: ${home}/bashrc: Permission denied\n\n`)
-    } finally {
-      await rm(home, { recursive: true, force: true })
     }
   })
 

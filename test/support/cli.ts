@@ -12,9 +12,15 @@ export interface CliResult {
 
 type CliOptions = { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number }
 
-/** clanka from source, its output piped. */
+/**
+ * A compiled clanka to run instead of the source (test/sandbox/compiled-binary.test.ts runs the
+ * sandbox's attack suites so): the binary takes a path the source does not (landlock-in-place.ts).
+ */
+export const COMPILED = process.env.CLANKA_TEST_BIN
+
+/** clanka from source (or COMPILED), its output piped. */
 function spawnClanka(args: string[], options: CliOptions) {
-  return Bun.spawn([BUN, MAIN, ...args], {
+  return Bun.spawn([...(COMPILED ? [COMPILED] : [BUN, MAIN]), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),
@@ -24,7 +30,7 @@ function spawnClanka(args: string[], options: CliOptions) {
   })
 }
 
-/** Runs clanka from source as a user would, and collects what it printed and its exit code. */
+/** Runs clanka (from source, or COMPILED) as a user would, and collects what it printed and its exit code. */
 export async function clanka(
   args: string[],
   options: CliOptions = {},

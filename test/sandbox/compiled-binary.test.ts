@@ -1,0 +1,40 @@
+// The sandbox's attack suites again, against the compiled binary users run: its Landlock step goes
+// on as the executor in its own process (landlock-in-place.ts), a path clanka from source never
+// takes (Bun from source runs a second thread before the first line, so that step executes the
+// executor). Each file of this directory that runs clanka runs here with CLANKA_TEST_BIN set
+// (test/support/cli.ts), in a `bun test` of its own.
+import { afterAll, beforeAll, expect, test } from "bun:test"
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { basename, join } from "node:path"
+import { ROOT } from "../support/cli.ts"
+
+// Not under /tmp: the Landlock sandbox lets a program there read its whole top directory.
+const dir = mkdtempSync("/var/tmp/clanka-compiled-")
+const bin = join(dir, "clanka")
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+beforeAll(async () => {
+  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+}, 120_000)
+
+test("every test of the sandbox that runs clanka passes against the compiled binary", async () => {
+  const here = import.meta.dir
+  const files = readdirSync(here)
+    .filter((name) => name.endsWith(".test.ts") && name !== basename(import.meta.path))
+    .filter((name) => readFileSync(join(here, name), "utf8").includes('from "../support/cli.ts"'))
+    .map((name) => join("test/sandbox", name))
+  expect(files).toContain("test/sandbox/landlock.test.ts")
+  const run = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...files], {
+    cwd: ROOT,
+    env: { ...process.env, CLANKA_TEST_BIN: bin },
+    stdout: "pipe",
+    stderr: "pipe",
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+  const output = stdout + stderr
+  // What failed, by name, rather than a bare exit code.
+  const failed = [...new Set(output.split("\n").filter((line) => line.startsWith("(fail)")))]
+  expect({ code, failed }).toEqual({ code: 0, failed: [] })
+  expect(output).toMatch(/^ 0 fail$/m)
+}, 600_000)
