@@ -4,12 +4,16 @@
 // executor). Each file of this directory that runs clanka runs here with CLANKA_TEST_BIN set
 // (test/support/cli.ts), in a `bun test` of its own.
 import { afterAll, beforeAll, expect, test } from "bun:test"
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { basename, join } from "node:path"
 import { ROOT } from "../support/cli.ts"
 
-// Not under /tmp: the Landlock sandbox lets a program there read its whole top directory.
-const dir = mkdtempSync("/var/tmp/clanka-compiled-")
+// Beside the source (node_modules/.cache, which git ignores): a clanka program under /tmp brings
+// its top directory into the sandbox, and the suites run this checkout's Bun in there as a tool
+// (a socket client); from the same place the binary brings the same.
+const cache = join(ROOT, "node_modules", ".cache")
+mkdirSync(cache, { recursive: true })
+const dir = mkdtempSync(join(cache, "clanka-compiled-"))
 const bin = join(dir, "clanka")
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
