@@ -19,12 +19,12 @@ import { ONE_THREAD_ENV } from "./landlock-in-place.ts"
 import type { Grant } from "./landlock-ruleset.ts"
 import { isUnder, realPath } from "./sandbox-paths.ts"
 
-/** The subcommand (hidden from help) that enforces a plan and executes its command. */
+/** The subcommand (hidden from help) that enforces a plan and executes its command (or goes on as it). */
 export const LANDLOCK_EXEC = "__landlock-exec"
 
 /**
  * What the environment that `argv` starts with needs beside its own: when `argv` is the Landlock
- * step, the setting that lets it go on as the executor in place (landlock-in-place.ts).
+ * step, the settings that let it go on as the executor in place (landlock-in-place.ts).
  */
 export function landlockStepEnv(argv: readonly string[]): Record<string, string> {
   return argv.includes(LANDLOCK_EXEC) ? ONE_THREAD_ENV : {}
