@@ -4,12 +4,14 @@
 // one of the few threads the agent's file I/O runs on, for good).
 import { afterAll, expect, test } from "bun:test"
 import { execFileSync, spawn } from "node:child_process"
-import { closeSync, constants, mkdirSync, openSync, writeFileSync } from "node:fs"
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { answerUserSkill } from "../../src/skills/user.ts"
-import { temporaryDirectory } from "../support/temp.ts"
 
-const base = temporaryDirectory("clanka-swapped-skill-")
+// Removed by this file's own afterAll once the swapper is gone: removed while it still ran, it
+// could make an entry again after the removal.
+const base = mkdtempSync(join(tmpdir(), "clanka-swapped-skill-"))
 const folder = join(base, "skills", "mine")
 mkdirSync(folder, { recursive: true })
 const fifo = join(base, "fifo")
@@ -34,6 +36,7 @@ afterAll(async () => {
       break
     }
   }
+  rmSync(base, { recursive: true, force: true })
 })
 
 test("a SKILL.md swapped for a FIFO mid-read never leaves the agent's read waiting", async () => {
