@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { acp, startAcp } from "../support/acp-client.ts"
-import { ROOT } from "../support/cli.ts"
+import { buildClanka, ROOT } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 import { hostileBunFiles, PROBE_SCRIPT } from "../support/hostile-bun-files.ts"
 import { spanTree, startOtlpReceiver } from "../support/otlp-receiver.ts"
@@ -24,8 +24,7 @@ beforeAll(async () => {
   // Built straight into an empty directory of its own: dist/ is left to whoever else builds.
   dir = await mkdtemp(join(tmpdir(), "clanka-alone-"))
   bin = join(dir, "clanka")
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  await buildClanka(bin)
   expect(await readdir(dir)).toEqual(["clanka"])
 }, 120_000)
 

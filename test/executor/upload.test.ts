@@ -7,7 +7,7 @@ import { createHash } from "node:crypto"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { ROOT } from "../support/cli.ts"
+import { buildClanka } from "../support/cli.ts"
 import { sshdAvailable, startSshProject, type SshProject } from "../support/sshd.ts"
 import { VERSION } from "../../src/version.ts"
 
@@ -23,8 +23,7 @@ beforeAll(async () => {
   if (!available) return
   dir = mkdtempSync(join(tmpdir(), "clanka-upload-"))
   bin = join(dir, "clanka")
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  await buildClanka(bin)
   sha = createHash("sha256").update(readFileSync(bin)).digest("hex")
   host = await startSshProject("clanka-upload-local-", { "README.md": "remote readme\n" })
   // Every ssh call clanka makes is logged, then goes through the sshd helper's ssh.

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ROOT } from "../support/cli.ts"
+import { buildClanka } from "../support/cli.ts"
 import { everythingStdio } from "../support/mcp-everything.ts"
 
 // Each test starts real MCP servers (node) and clanka processes; a loaded machine is slow.
@@ -20,8 +20,7 @@ const bare = ["env", "-i", "PATH=/usr/bin:/bin", "CLANKA_TRUST_PROJECT=1"]
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "clanka-mcp-bin-"))
   bin = join(dir, "clanka")
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  await buildClanka(bin)
   expect(await readdir(dir)).toEqual(["clanka"])
   await writeFile(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { everything: everythingStdio } }))
 }, 120_000)

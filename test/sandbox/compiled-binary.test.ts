@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { basename, join } from "node:path"
-import { ROOT } from "../support/cli.ts"
+import { buildClanka, ROOT } from "../support/cli.ts"
 
 // Beside the source (node_modules/.cache, which git ignores): a clanka program under /tmp brings
 // its top directory into the sandbox, and the suites run this checkout's Bun in there as a tool
@@ -18,8 +18,7 @@ const bin = join(dir, "clanka")
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 beforeAll(async () => {
-  const build = Bun.spawn([process.execPath, join(ROOT, "scripts/build.ts"), "--outfile", bin], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
-  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+  await buildClanka(bin)
 }, 120_000)
 
 test("every test of the sandbox that runs clanka passes against the compiled binary", async () => {

@@ -73,3 +73,9 @@ export async function clankaTimed(
   const [stdout, stderr, code] = await Promise.all([lines(child.stdout), lines(child.stderr), child.exited])
   return { code, stdout, stderr }
 }
+
+/** Builds the compiled clanka into `outfile`, as `bun scripts/build.ts --outfile` does; throws with the build's stderr. */
+export async function buildClanka(outfile: string): Promise<void> {
+  const build = Bun.spawn([BUN, join(ROOT, "scripts/build.ts"), "--outfile", outfile], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+  if ((await build.exited) !== 0) throw new Error(`build failed: ${await new Response(build.stderr).text()}`)
+}
