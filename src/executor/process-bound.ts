@@ -23,10 +23,10 @@ import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
 import { watchCgroups } from "./cgroup-watcher.ts"
 import { LANDLOCK_EXEC } from "./landlock-plan.ts"
-import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
+import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, nprocLimitShell, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
 
 /**
- * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first; dash spells it -p. Not for
+ * `argv` (run inside the sandbox) with RLIMIT_NPROC lowered first (nprocLimitShell). Not for
  * root: the kernel never applies the limit to uid 0 of the initial user namespace (inside bwrap's
  * user namespace too), so the shell would be a process started for nothing; the pids cgroup binds
  * root. Root of a container's own user namespace is bound by it, and gets the shell.
@@ -34,7 +34,7 @@ import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, SCRIPTS_CGROUP_VARIABLE,
 export function underProcessLimit(argv: string[], max = MAX_PROCESSES, exempt = initialRoot()): string[] {
   if (exempt) return argv
   const own = max + EXECUTOR_HEADROOM
-  return ["/bin/sh", "-c", `ulimit -u ${own} 2>/dev/null || ulimit -p ${own} 2>/dev/null; ${SCRIPTS_NPROC_VARIABLE}=${max} exec "$@"`, "sh", ...argv]
+  return ["/bin/sh", "-c", `${nprocLimitShell(String(own))}; ${SCRIPTS_NPROC_VARIABLE}=${max} exec "$@"`, "sh", ...argv]
 }
 
 export interface ProcessBound {

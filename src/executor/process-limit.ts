@@ -19,6 +19,11 @@ export const SCRIPTS_CGROUP_VARIABLE = "CLANKA_SCRIPTS_CGROUP"
 /** Set for the executor: the RLIMIT_NPROC the processes of its scripts get, below its own. */
 export const SCRIPTS_NPROC_VARIABLE = "CLANKA_SCRIPTS_NPROC"
 
+/** The shell's words that set RLIMIT_NPROC to `value` (a number or a quoted variable): bash spells it -u, dash -p. */
+export function nprocLimitShell(value: string): string {
+  return `ulimit -u ${value} 2>/dev/null || ulimit -p ${value} 2>/dev/null`
+}
+
 /** uid 0 of the initial user namespace (its uid map maps every uid to itself): exempt from RLIMIT_NPROC. */
 export function initialRoot(): boolean {
   if (process.getuid?.() !== 0) return false

@@ -4,7 +4,7 @@
  * RLIMIT_NPROC. A script that fills its bound (a fork bomb) then leaves the executor room to start
  * the threads it needs. Told by the sandbox through two variables, which commands do not inherit.
  */
-import { SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "../executor/process-limit.ts"
+import { nprocLimitShell, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "../executor/process-limit.ts"
 
 interface Bound {
   /** The scripts' cgroup.procs. */
@@ -27,7 +27,7 @@ function scriptBound(): Bound {
 // step that fails leaves the command under the executor's bound, which still binds the sandbox
 // (tests check where the commands run).
 const ENTER = `[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null
-[ -z "$2" ] || ulimit -u "$2" 2>/dev/null || ulimit -p "$2" 2>/dev/null
+[ -z "$2" ] || ${nprocLimitShell('"$2"')}
 shift 2
 exec "$@"`
 
