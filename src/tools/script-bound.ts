@@ -6,23 +6,6 @@
  */
 import { nprocLimitShell, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "../executor/process-limit.ts"
 
-interface Bound {
-  /** The scripts' cgroup.procs. */
-  procs?: string
-  /** Their RLIMIT_NPROC. */
-  nproc?: number
-}
-
-let bound: Bound | undefined
-
-function scriptBound(): Bound {
-  if (bound) return bound
-  const procs = process.env[SCRIPTS_CGROUP_VARIABLE]
-  const nproc = Number(process.env[SCRIPTS_NPROC_VARIABLE])
-  bound = { ...(procs ? { procs } : {}), ...(Number.isSafeInteger(nproc) && nproc > 0 ? { nproc } : {}) }
-  return bound
-}
-
 // $1: the cgroup.procs to enter ("" for none), $2: the limit ("" for none); then the command. A
 // step that fails leaves the command under the executor's bound, which still binds the sandbox
 // (tests check where the commands run).
@@ -33,9 +16,11 @@ exec "$@"`
 
 /** `command args` as spawned for a script: through a shell that enters the bound first, where there is one. */
 export function underScriptBound(command: string, args: string[]): [string, string[]] {
-  const { procs, nproc } = scriptBound()
-  if (procs === undefined && nproc === undefined) return [command, args]
-  return ["/bin/sh", ["-c", ENTER, "sh", procs ?? "", nproc === undefined ? "" : String(nproc), command, ...args]]
+  const procs = process.env[SCRIPTS_CGROUP_VARIABLE] ?? ""
+  const nproc = Number(process.env[SCRIPTS_NPROC_VARIABLE])
+  const limit = Number.isSafeInteger(nproc) && nproc > 0 ? String(nproc) : ""
+  if (!procs && !limit) return [command, args]
+  return ["/bin/sh", ["-c", ENTER, "sh", procs, limit, command, ...args]]
 }
 
 /** The variables that tell the bound: not for the commands themselves. */
