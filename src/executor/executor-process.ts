@@ -5,6 +5,7 @@
 import type { Subprocess } from "bun"
 import { ExecutorLostError } from "../errors.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { takeStandby } from "./standby.ts"
 
 export interface SpawnedExecutor {
   child: Subprocess<"pipe", "pipe", "pipe">
@@ -12,13 +13,16 @@ export interface SpawnedExecutor {
   admitted?: Promise<void>
 }
 
-/** Spawns `argv` (with fds 3 and 4 for `admit`, which starts at once, beside bwrap). */
+/**
+ * Spawns `argv` (with fds 3 and 4 for `admit`, which starts at once, beside bwrap), or has the
+ * standby become it (standby.ts).
+ */
 export function spawnExecutor(argv: string[], env: Record<string, string | undefined> | undefined, admit?: (child: Subprocess) => Promise<void>): SpawnedExecutor {
   // Bun's spawn: node:child_process takes ~5 ms of JavaScript before the process even starts.
   let child: Subprocess<"pipe", "pipe", "pipe">
   try {
     const stdio: ["pipe", "pipe", "pipe", ..."pipe"[]] = admit ? ["pipe", "pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"]
-    child = Bun.spawn(argv, { stdio, env: env ?? process.env })
+    child = takeStandby(argv, env) ?? Bun.spawn(argv, { stdio, env: env ?? process.env })
   } catch (error) {
     const program = argv[0]
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT"

@@ -2,7 +2,8 @@
  * The Landlock step going on as the executor itself instead of executing it (landlock-exec.ts).
  * Landlock, seccomp and the capabilities bind only the thread that asks and the threads and
  * processes it starts afterwards. A Bun program starts threads of its own as it runs: the heap's
- * block warm-up and the allocator's scavenger wait long enough with the settings below, and the
+ * block warm-up and the allocator's scavenger wait long enough with the settings the step starts
+ * with (landlock-step.ts ONE_THREAD_ENV), and the
  * compiled binary's start-up policy (scripts/build.ts) leaves the step's code to the interpreter,
  * so no JIT thread starts either (from source Bun runs one before the first line). Then the step's
  * one thread, restricted, is the whole process, and every thread the executor starts later (the
@@ -12,14 +13,6 @@
  */
 import { readdirSync } from "node:fs"
 import { selfCommand } from "./self.ts"
-
-/**
- * In the step's environment, set by whoever starts it (the step removes them from what the
- * executor's commands get): the heap's block warm-up thread starts after 256 blocks (4 MiB) rather
- * than 64, which the step alone reaches; the allocator purges freed memory on the thread that
- * frees it, as upstream mimalloc does, rather than on a thread of its own.
- */
-export const ONE_THREAD_ENV: Readonly<Record<string, string>> = { BUN_JSC_warmUpMarkedBlockStartAfterBlocks: "256", MIMALLOC_SCAVENGER: "0" }
 
 /** The threads of this process, as the kernel lists them. */
 export function threadCount(): number {

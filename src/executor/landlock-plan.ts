@@ -15,12 +15,9 @@ import { dirname, join } from "node:path"
 import type { SandboxPolicy } from "../contract.ts"
 import { UsageError } from "../errors.ts"
 import { storesToHide } from "./credential-stores.ts"
-import { ONE_THREAD_ENV } from "./landlock-in-place.ts"
+import { LANDLOCK_EXEC, ONE_THREAD_ENV } from "./landlock-step.ts"
 import type { Grant } from "./landlock-ruleset.ts"
 import { isUnder, realPath } from "./sandbox-paths.ts"
-
-/** The subcommand (hidden from help) that enforces a plan and executes its command (or goes on as it). */
-export const LANDLOCK_EXEC = "__landlock-exec"
 
 /**
  * What the environment that `argv` starts with needs beside its own: when `argv` is the Landlock

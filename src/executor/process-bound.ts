@@ -22,7 +22,7 @@ import { settlesWithin } from "../util/settles-within.ts"
 import { processAlive } from "../util/process-alive.ts"
 import { bwrapIndex } from "./session-keyring.ts"
 import { watchCgroups } from "./cgroup-watcher.ts"
-import { LANDLOCK_EXEC } from "./landlock-plan.ts"
+import { LANDLOCK_EXEC } from "./landlock-step.ts"
 import { EXECUTOR_HEADROOM, initialRoot, MAX_PROCESSES, nprocLimitShell, SCRIPTS_CGROUP_VARIABLE, SCRIPTS_NPROC_VARIABLE } from "./process-limit.ts"
 
 /**

@@ -29,37 +29,46 @@ function pidsCgroups(): boolean {
 }
 
 describe.skipIf(!LANDLOCK.available)("the Landlock sandbox", () => {
-  test("every thread of the executor, the scripts' Worker among them, is in the sandbox; compiled, the step's own process is the executor", async () => {
-    // bash's parent is the executor. From inside the sandbox a thread's environ can be read only
-    // when that thread is in the same Landlock domain (or one nested in it): an unrestricted
-    // thread would be refused, as the agent is.
-    const command = `tr '\\0' ' ' < /proc/$PPID/cmdline; echo
+  // Two ways the step starts: `run` and `exec` hand it to the standby started beside them
+  // (standby.ts), other commands (`tool` here, the MCP relay) spawn it.
+  for (const route of ["the standby (exec)", "spawned (tool)"] as const) {
+    test(`every thread of the executor, the scripts' Worker among them, is in the sandbox; compiled, the step's own process is the executor: ${route}`, async () => {
+      // bash's parent is the executor. From inside the sandbox a thread's environ can be read only
+      // when that thread is in the same Landlock domain (or one nested in it): an unrestricted
+      // thread would be refused, as the agent is.
+      const command = `tr '\\0' ' ' < /proc/$PPID/cmdline; echo
 for t in /proc/$PPID/task/*; do
   echo "$(cat $t/comm): $(grep -E '^(NoNewPrivs|Seccomp):' $t/status | tr -s '\\t\\n' '  ')$(cat $t/environ >/dev/null 2>&1 && echo in the domain || echo OUTSIDE)"
 done
 echo "the executor's own settings in a command's environment: $(env | grep -c -E '^(BUN_JSC_|MIMALLOC_)')"
 cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OPEN" || echo "the agent: refused"`
-    const result = await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
-    expect(result.stderr).toBe("")
-    const lines = result.stdout.trim().split("\n")
-    const executor = `executor -C ${workspace} --sandbox workspace-write --sandbox-backend landlock`
-    // The compiled binary's step runs one thread, and goes on as the executor (landlock-in-place.ts).
-    // From source Bun runs a JIT thread before the first line: the step executes the executor.
-    if (COMPILED) {
-      expect(lines[0]).toStartWith(`${COMPILED} __landlock-exec `)
-      expect(lines[0]).toEndWith(` -- ${COMPILED} ${executor} `)
-    } else {
-      expect(lines[0]).toStartWith(`${BUN} `)
-      expect(lines[0]).toEndWith(`${MAIN} ${executor} `)
-      expect(lines[0]).not.toContain("__landlock-exec")
-    }
-    expect(lines.slice(-2)).toEqual(["the executor's own settings in a command's environment: 0", "the agent: refused"])
-    const threads = lines.slice(1, -2)
-    // The main thread, Bun's pools and JSC's helpers, and the Worker that runs scripts.
-    expect(threads.length).toBeGreaterThan(3)
-    expect(threads.some((line) => line.startsWith("Worker: "))).toBe(true)
-    for (const line of threads) expect(line).toMatch(/^[^:]+: NoNewPrivs: 1 Seccomp: 2 in the domain$/)
-  })
+      const standby = route === "the standby (exec)"
+      const result = standby
+        ? await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
+        : await clanka(["tool", "bash", JSON.stringify({ command }), "-C", workspace], { env })
+      expect(result.stderr).toBe("")
+      const lines = (standby ? result.stdout : (JSON.parse(result.stdout) as string)).trim().split("\n")
+      const executor = `executor -C ${workspace} --sandbox workspace-write --sandbox-backend landlock`
+      // The compiled binary's step runs one thread, and goes on as the executor (landlock-in-place.ts).
+      // From source Bun runs a JIT thread before the first line: the step executes the executor.
+      if (COMPILED && standby) {
+        expect(lines[0]).toBe(`${COMPILED} __standby landlock `)
+      } else if (COMPILED) {
+        expect(lines[0]).toStartWith(`${COMPILED} __landlock-exec `)
+        expect(lines[0]).toEndWith(` -- ${COMPILED} ${executor} `)
+      } else {
+        expect(lines[0]).toStartWith(`${BUN} `)
+        expect(lines[0]).toEndWith(`${MAIN} ${executor} `)
+        expect(lines[0]).not.toContain("__landlock-exec")
+      }
+      expect(lines.slice(-2)).toEqual(["the executor's own settings in a command's environment: 0", "the agent: refused"])
+      const threads = lines.slice(1, -2)
+      // The main thread, Bun's pools and JSC's helpers, and the Worker that runs scripts.
+      expect(threads.length).toBeGreaterThan(3)
+      expect(threads.some((line) => line.startsWith("Worker: "))).toBe(true)
+      for (const line of threads) expect(line).toMatch(/^[^:]+: NoNewPrivs: 1 Seccomp: 2 in the domain$/)
+    })
+  }
 
   test("the seccomp filter refuses ptrace, keyrings, BPF, perf, io_uring, namespaces and typing into a terminal", async () => {
     // Raw syscalls through perl, with this architecture's numbers; each prints its errno (1: EPERM).
