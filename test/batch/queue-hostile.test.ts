@@ -6,6 +6,7 @@ import { BUN, clanka, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts"
 import { testbed } from "../session/helpers.ts"
+import { until } from "../support/until.ts"
 
 const available = redisAvailable()
 const { root, workspace, freshHome } = testbed("clanka-queue-hostile-")
@@ -47,14 +48,6 @@ function startWorker(queue: string, env: Record<string, string>, flags: string[]
     for await (const chunk of child.stderr) said += decoder.decode(chunk, { stream: true })
   })()
   return { log: () => said, child }
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
 }
 
 /** Puts `data` on the queue as a job, as another program with access to Redis could, and waits for its end. */

@@ -6,6 +6,7 @@ import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeRequest, type FakeServer, type FakeTurn } from "../support/fake-model.ts"
 import { redisAvailable, startRedis, type RedisServer } from "../support/redis.ts"
 import { clanka, testbed } from "../session/helpers.ts"
+import { until } from "../support/until.ts"
 
 const available = redisAvailable()
 const { root, workspace, freshHome } = testbed("clanka-queue-")
@@ -84,14 +85,6 @@ function startWorker(queue: string, env: Record<string, string>, extra: string[]
   }
   workers.push(worker)
   return worker
-}
-
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
 }
 
 test.skipIf(!available)("two workers share a batch's tasks; the batch prints one result line per task", async () => {

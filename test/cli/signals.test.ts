@@ -5,6 +5,7 @@ import { BUN, MAIN } from "../support/cli.ts"
 import { startFakeModel, type FakeServer } from "../support/fake-model.ts"
 import { findProcess, isRunning, ownSleep } from "../support/processes.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+import { until } from "../support/until.ts"
 
 const dir = temporaryDirectory("clanka-signals-")
 let server: FakeServer | undefined
@@ -26,14 +27,6 @@ function sleeper(): { command: string; pidFile: string; argv: string[] } {
 
 const dead = (pid: number) => !isRunning(pid)
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await Bun.sleep(20)
-  }
-}
-
 /** Starts clanka, waits until the sleeper runs, sends `signal`, and returns how clanka ended. */
 async function interrupt(args: string[], { pidFile, argv }: { pidFile: string; argv: string[] }, signal: NodeJS.Signals, env: Record<string, string> = {}) {
   const child = Bun.spawn([BUN, MAIN, ...args], {
@@ -46,7 +39,7 @@ async function interrupt(args: string[], { pidFile, argv }: { pidFile: string; a
   })
   const stdout = new Response(child.stdout).text()
   const stderr = new Response(child.stderr).text()
-  await until(() => existsSync(pidFile) && findProcess(argv) !== undefined)
+  await until(() => existsSync(pidFile) && findProcess(argv) !== undefined, "the sleeper")
   const pid = findProcess(argv)!
   expect(dead(pid)).toBe(false)
   child.kill(signal)
@@ -104,9 +97,9 @@ test("clanka run in conversation: SIGTERM during a turn stops it, kills what it 
     terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (screen += decoder.decode(data, { stream: true })) },
   })
   try {
-    await until(() => screen.includes("› "))
+    await until(() => screen.includes("› "), "the prompt")
     child.terminal!.write("wait\r")
-    await until(() => existsSync(sleeping.pidFile) && findProcess(sleeping.argv) !== undefined)
+    await until(() => existsSync(sleeping.pidFile) && findProcess(sleeping.argv) !== undefined, "the sleeper")
     const pid = findProcess(sleeping.argv)!
     child.kill("SIGTERM")
     expect(await Promise.race([child.exited, Bun.sleep(10_000).then(() => "still running")])).toBe(130)

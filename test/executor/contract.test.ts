@@ -18,6 +18,7 @@ import { RemoteExecutor } from "../../src/executor/remote.ts"
 import { VERSION } from "../../src/version.ts"
 import { BUN, MAIN, sshdAvailable, startSshd, writeRemoteBin, type Sshd } from "../support/sshd.ts"
 import { temporaryDirectory } from "../support/temp.ts"
+import { until } from "../support/until.ts"
 
 interface Kind {
   name: string
@@ -89,14 +90,6 @@ function alive(pid: number): boolean {
     return true
   } catch {
     return false
-  }
-}
-
-async function until(condition: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await Bun.sleep(20)
   }
 }
 
@@ -187,13 +180,13 @@ for (const kind of KINDS) {
         script: `await bash({ command: "echo $$ > cancel.pid; exec sleep 30" })`,
         signal: controller.signal,
       })
-      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "")
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "", "the pid file", 5000)
       const pid = Number(readFileSync(pidFile, "utf8"))
       expect(alive(pid)).toBe(true)
       controller.abort()
       const { error } = await done
       expect(error).toBeInstanceOf(CancelledError)
-      await until(() => !alive(pid))
+      await until(() => !alive(pid), "the process to end", 5000)
     })
 
     test("taskComplete reaches onTaskComplete; the script runs to its end", async () => {
