@@ -37,6 +37,7 @@ export function standbyKind(command: string, args: Record<string, unknown>, env:
   if (args.sandbox === "off") return "off"
   const backend = (args["sandbox-backend"] as string | undefined) ?? (env.CLANKA_SANDBOX_BACKEND || "auto")
   if (backend === "landlock") return "landlock"
+  // bwrapBinary() (sandbox-backend.ts) spelled here: that module would load node:fs first.
   return backend === "auto" && Bun.which(env.CLANKA_BWRAP || "bwrap") === null ? "landlock" : undefined
 }
 
