@@ -90,13 +90,11 @@ export async function runCli(argv: string[]): Promise<number> {
       // The executor serves its protocol without Node's streams (bun-stdio.ts); run and exec make
       // them once their executor's process has started.
       if (!lateStreams.has(name!)) useStreams()
-      if (name === "run" || name === "exec") {
-        // The executor's process starts now when it can be a standby (standby.ts): Bun's start
-        // then goes on beside the rest of this one's.
-        const { standbyKind, startStandby } = await import("../executor/standby.ts")
-        const kind = standbyKind(name, args)
-        if (kind) startStandby(kind)
-      }
+      // The executor's process starts now when it can be a standby (standby.ts): Bun's start then
+      // goes on beside the rest of this one's.
+      const { standbyKind, startStandby } = await import("../executor/standby.ts")
+      const kind = standbyKind(name!, args)
+      if (kind) startStandby(kind)
       if (startsSandbox(name!, args)) (await import("../executor/process-bound.ts")).cgroupAhead()
       const command = await modules[name!]!()
       const result: unknown = await command.run?.({ args: args as never, rawArgs: rest, cmd: command })

@@ -1,11 +1,11 @@
 /**
- * The standby: this clanka started by `run` and `exec` as soon as their arguments are read, before
- * the executor's command line is known (the config read, the sandbox planned, the cgroup made), so
- * that Bun's start (~20 ms of CPU) goes on beside the agent's instead of after it. It waits on its
- * stdin for its orders, the argv and environment it would otherwise have been started with, and
- * then becomes that (standby-orders.ts): the Landlock step (landlock-exec.ts, which goes on as the
- * executor in place) or the executor itself (`--sandbox off`). bubblewrap's sandbox is a process
- * bwrap starts, so an executor under bwrap is never a standby.
+ * The standby: this clanka started by `run`, `exec` and `tool` as soon as their arguments are read,
+ * before the executor's command line is known (the config read, the sandbox planned, the cgroup
+ * made), so that Bun's start (~20 ms of CPU) goes on beside the agent's instead of after it. It
+ * waits on its stdin for its orders, the argv and environment it would otherwise have been started
+ * with, and then becomes that (standby-orders.ts): the Landlock step (landlock-exec.ts, which goes
+ * on as the executor in place) or the executor itself (`--sandbox off`). bubblewrap's sandbox is a
+ * process bwrap starts, so an executor under bwrap is never a standby.
  *
  * It starts with an environment of nothing but the step's settings (landlock-step.ts): none of the
  * agent's variables, its keys among them, are ever in it. Until its orders come it runs nothing
@@ -25,6 +25,9 @@ export const STANDBY_BECOMES: readonly string[] = [LANDLOCK_EXEC, "executor"]
 
 export type StandbyKind = "landlock" | "off"
 
+/** The commands that start one: those run one at a time from a shell or a script, whose start counts. */
+export const STANDBY_COMMANDS: ReadonlySet<string> = new Set(["run", "exec", "tool"])
+
 let waiting: Subprocess<"pipe", "pipe", "pipe"> | undefined
 
 /**
@@ -33,7 +36,7 @@ let waiting: Subprocess<"pipe", "pipe", "pipe"> | undefined
  * unsandboxed (`--sandbox off`), or something a standby cannot become (undefined).
  */
 export function standbyKind(command: string, args: Record<string, unknown>, env: Record<string, string | undefined> = process.env): StandbyKind | undefined {
-  if ((command !== "run" && command !== "exec") || process.platform !== "linux" || args.ssh !== undefined || args.executor !== undefined) return undefined
+  if (!STANDBY_COMMANDS.has(command) || process.platform !== "linux" || args.ssh !== undefined || args.executor !== undefined) return undefined
   if (args.sandbox === "off") return "off"
   const backend = (args["sandbox-backend"] as string | undefined) ?? (env.CLANKA_SANDBOX_BACKEND || "auto")
   if (backend === "landlock") return "landlock"

@@ -29,9 +29,9 @@ function pidsCgroups(): boolean {
 }
 
 describe.skipIf(!LANDLOCK.available)("the Landlock sandbox", () => {
-  // Two ways the step starts: `run` and `exec` hand it to the standby started beside them
-  // (standby.ts), other commands (`tool` here, the MCP relay) spawn it.
-  for (const route of ["the standby (exec)", "spawned (tool)"] as const) {
+  // Two ways the step starts: `run`, `exec` and `tool` hand it to the standby started beside them
+  // (standby.ts); other commands (`acp`, `batch`, the MCP relay here) spawn it.
+  for (const route of ["the standby (exec)", "spawned (the relay of clanka executor --sandbox)"] as const) {
     test(`every thread of the executor, the scripts' Worker among them, is in the sandbox; compiled, the step's own process is the executor: ${route}`, async () => {
       // bash's parent is the executor. From inside the sandbox a thread's environ can be read only
       // when that thread is in the same Landlock domain (or one nested in it): an unrestricted
@@ -43,11 +43,10 @@ done
 echo "the executor's own settings in a command's environment: $(env | grep -c -E '^(BUN_JSC_|MIMALLOC_)')"
 cat /proc/$(ps -o ppid= -p $PPID)/environ >/dev/null 2>&1 && echo "the agent: OPEN" || echo "the agent: refused"`
       const standby = route === "the standby (exec)"
-      const result = standby
-        ? await clanka(["exec", "-C", workspace, "-e", `console.log(await bash({ command: ${JSON.stringify(command)} }))`], { env })
-        : await clanka(["tool", "bash", JSON.stringify({ command }), "-C", workspace], { env })
+      const script = `console.log(await bash({ command: ${JSON.stringify(command)} }))`
+      const result = standby ? await clanka(["exec", "-C", workspace, "-e", script], { env }) : await relayed(script)
       expect(result.stderr).toBe("")
-      const lines = (standby ? result.stdout : (JSON.parse(result.stdout) as string)).trim().split("\n")
+      const lines = result.stdout.trim().split("\n")
       const executor = `executor -C ${workspace} --sandbox workspace-write --sandbox-backend landlock`
       // The compiled binary's step runs one thread, and goes on as the executor (landlock-in-place.ts).
       // From source Bun runs a JIT thread before the first line: the step executes the executor.
@@ -424,4 +423,34 @@ function rmdirIfEmpty(path: string): void {
   } catch {
     // not empty, or gone already
   }
+}
+
+/**
+ * `script` run by `clanka executor --sandbox workspace-write` (Landlock), which relays to the
+ * sandboxed executor it spawns: what the script printed, and the relay's stderr.
+ */
+async function relayed(script: string): Promise<{ stdout: string; stderr: string }> {
+  const child = Bun.spawn([...(COMPILED ? [COMPILED] : [BUN, MAIN]), "executor", "-C", workspace, "--sandbox", "workspace-write"], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, ...env },
+    timeout: 20_000,
+  })
+  child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "execute", params: { script } }) + "\n")
+  child.stdin.flush()
+  const messages: { id?: number; method?: string; params?: { output: { text: string } } }[] = []
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader()
+  let partial = ""
+  while (!messages.some((message) => message.id === 1)) {
+    const { value, done } = await reader.read()
+    if (done) break
+    const parts = (partial + value).split("\n")
+    partial = parts.pop()!
+    messages.push(...parts.map((line) => JSON.parse(line)))
+  }
+  child.stdin.end()
+  await child.exited
+  const stdout = messages.flatMap((message) => (message.method === "execute/output" ? [message.params!.output.text] : [])).join("")
+  return { stdout, stderr: await new Response(child.stderr).text() }
 }

@@ -97,12 +97,13 @@ describe("which runs start one", () => {
   const missing = { CLANKA_BWRAP: "/nonexistent/bwrap" }
   const installed = { CLANKA_BWRAP: "/bin/sh" }
 
-  test("run and exec with --sandbox off, with Landlock forced, or where bubblewrap is not installed", () => {
+  test("run, exec and tool with --sandbox off, with Landlock forced, or where bubblewrap is not installed", () => {
     const linux = process.platform === "linux"
     expect(standbyKind("run", { sandbox: "off" }, installed)).toBe(linux ? "off" : undefined)
     expect(standbyKind("exec", { "sandbox-backend": "landlock" }, installed)).toBe(linux ? "landlock" : undefined)
     expect(standbyKind("run", {}, { ...installed, CLANKA_SANDBOX_BACKEND: "landlock" })).toBe(linux ? "landlock" : undefined)
     expect(standbyKind("run", {}, missing)).toBe(linux ? "landlock" : undefined)
+    expect(standbyKind("tool", { sandbox: "off" }, installed)).toBe(linux ? "off" : undefined)
   })
 
   test("not for bubblewrap, a remote executor, an --executor command or another command", () => {
@@ -111,7 +112,8 @@ describe("which runs start one", () => {
     expect(standbyKind("run", { "sandbox-backend": "auto" }, { ...installed, CLANKA_SANDBOX_BACKEND: "landlock" })).toBeUndefined()
     expect(standbyKind("run", { sandbox: "off", ssh: "box" }, missing)).toBeUndefined()
     expect(standbyKind("exec", { sandbox: "off", executor: "clanka executor" }, missing)).toBeUndefined()
-    expect(standbyKind("tool", { sandbox: "off" }, missing)).toBeUndefined()
+    expect(standbyKind("acp", { sandbox: "off" }, missing)).toBeUndefined()
+    expect(standbyKind("batch", { sandbox: "off" }, missing)).toBeUndefined()
   })
 
   test("a standby that does not fit what is spawned is killed, and the spawn goes on without it", async () => {
@@ -127,7 +129,7 @@ describe("which runs start one", () => {
   })
 })
 
-describe("run uses it", () => {
+describe("run and tool use it", () => {
   test("--sandbox off: the executor is the standby, and its process's environment never held the agent's", async () => {
     const result = await clanka(["run", "--sandbox", "off", "-o", "text", "-m", "anthropic/claude-sonnet-4-5", "-C", dir, "look"], {
       env: { ...server.env, CLANKA_HOME: dir, CLANKA_STANDBY_SECRET: "agent-only" },
@@ -137,6 +139,12 @@ describe("run uses it", () => {
     expect(cmdline).toBe(`${[...(COMPILED ? [COMPILED] : selfCommand()), "__standby", "off"].join(" ")} `)
     // What the process started with (/proc/PID/environ): the step's two settings and nothing else.
     expect(environ).toEqual(["BUN_JSC_warmUpMarkedBlockStartAfterBlocks=256", "MIMALLOC_SCAVENGER=0"])
+  })
+
+  test("tool --sandbox off: the executor is the standby", async () => {
+    const command = "tr '\\0' ' ' < /proc/$PPID/cmdline"
+    const result = await clanka(["tool", "bash", JSON.stringify({ command }), "--sandbox", "off", "-C", dir])
+    expect(result).toEqual({ code: 0, stdout: `${JSON.stringify(`${[...(COMPILED ? [COMPILED] : selfCommand()), "__standby", "off"].join(" ")} `)}\n`, stderr: "" })
   })
 
   test("a run that fails before its executor starts leaves no standby behind", async () => {
