@@ -7,6 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test"
 import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { BUN, clanka, COMPILED, MAIN, ROOT } from "../support/cli.ts"
+import { messagesUntil, outputText } from "../support/protocol-lines.ts"
 import { LANDLOCK } from "../support/sandbox-backends.ts"
 
 const root = mkdtempSync("/var/tmp/clanka-landlock-")
@@ -439,18 +440,8 @@ async function relayed(script: string): Promise<{ stdout: string; stderr: string
   })
   child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "execute", params: { script } }) + "\n")
   child.stdin.flush()
-  const messages: { id?: number; method?: string; params?: { output: { text: string } } }[] = []
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader()
-  let partial = ""
-  while (!messages.some((message) => message.id === 1)) {
-    const { value, done } = await reader.read()
-    if (done) break
-    const parts = (partial + value).split("\n")
-    partial = parts.pop()!
-    messages.push(...parts.map((line) => JSON.parse(line)))
-  }
+  const messages = await messagesUntil(child.stdout, 1)
   child.stdin.end()
   await child.exited
-  const stdout = messages.flatMap((message) => (message.method === "execute/output" ? [message.params!.output.text] : [])).join("")
-  return { stdout, stderr: await new Response(child.stderr).text() }
+  return { stdout: outputText(messages), stderr: await new Response(child.stderr).text() }
 }

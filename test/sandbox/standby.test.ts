@@ -10,6 +10,7 @@ import { selfCommand } from "../../src/executor/self.ts"
 import { BUN, clanka, COMPILED, MAIN } from "../support/cli.ts"
 import { startFakeModel } from "../support/fake-model.ts"
 import { isRunning } from "../support/processes.ts"
+import { messagesUntil, outputText } from "../support/protocol-lines.ts"
 import { until } from "../support/until.ts"
 
 let dir: string
@@ -72,21 +73,12 @@ describe("the standby's orders", () => {
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "capabilities" }) + "\n")
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "execute", params: { script } }) + "\n")
     child.stdin.flush()
-    const lines: any[] = []
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader()
-    let partial = ""
-    while (!lines.some((line) => line.id === 2)) {
-      const { value, done } = await reader.read()
-      if (done) break
-      const parts = (partial + value).split("\n")
-      partial = parts.pop()!
-      lines.push(...parts.map((line) => JSON.parse(line)))
-    }
+    const lines = await messagesUntil(child.stdout, 2)
     child.stdin.end()
     expect(await child.exited).toBe(0)
     expect(await new Response(child.stderr).text()).toBe("")
     expect(lines[0]).toMatchObject({ id: 1, result: { directory: dir, sandbox: { mode: "off" } } })
-    const printed = lines.filter((line) => line.method === "execute/output").map((line) => line.params.output.text).join("")
+    const printed = outputText(lines)
     // The variables the orders named (and those the executor and bash add), none of this test's own.
     expect(printed).toBe("ordered\nCLANKA_EXECUTOR_TAG CLANKA_STANDBY_MARK HOME PATH PWD SHLVL _\n\n")
     expect(lines.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: { ok: true } })
