@@ -3,9 +3,9 @@
  * Landlock, seccomp and the capabilities bind only the thread that asks and the threads and
  * processes it starts afterwards. A Bun program starts threads of its own as it runs: the heap's
  * block warm-up and the allocator's scavenger wait long enough with the settings the step starts
- * with (landlock-step.ts ONE_THREAD_ENV), and the
- * compiled binary's start-up policy (scripts/build.ts) leaves the step's code to the interpreter,
- * so no JIT thread starts either (from source Bun runs one before the first line). Then the step's
+ * with (landlock-step.ts ONE_THREAD_ENV), and the compiled binary's start-up policy
+ * (scripts/build.ts) leaves the step's code to the interpreter, so no JIT thread starts either
+ * (from source Bun runs one before the first line). Then the step's
  * one thread, restricted, is the whole process, and every thread the executor starts later (the
  * garbage collector's helpers, its thread pool, the scripts' workers) inherits the restriction.
  * That spares the sandbox a second start of Bun and an execve. Whether the process has one thread
