@@ -6,6 +6,7 @@ import { checkArgs } from "./argv.ts"
 import { nearest } from "./nearest.ts"
 import { commands } from "./commands.ts"
 import { errorMessage } from "../util/error-message.ts"
+import { STANDBY_COMMANDS } from "../executor/standby-names.ts"
 import { streamsMade, useStreams } from "./streams.ts"
 
 /**
@@ -90,11 +91,13 @@ export async function runCli(argv: string[]): Promise<number> {
       // The executor serves its protocol without Node's streams (bun-stdio.ts); run and exec make
       // them once their executor's process has started.
       if (!lateStreams.has(name!)) useStreams()
-      // The executor's process starts now when it can be a standby (standby.ts): Bun's start then
-      // goes on beside the rest of this one's.
-      const { standbyKind, startStandby } = await import("../executor/standby.ts")
-      const kind = standbyKind(name!, args)
-      if (kind) startStandby(kind)
+      if (STANDBY_COMMANDS.has(name!)) {
+        // The executor's process starts now when it can be a standby (standby.ts): Bun's start
+        // then goes on beside the rest of this one's.
+        const { standbyKind, startStandby } = await import("../executor/standby.ts")
+        const kind = standbyKind(name!, args)
+        if (kind) startStandby(kind)
+      }
       if (startsSandbox(name!, args)) (await import("../executor/process-bound.ts")).cgroupAhead()
       const command = await modules[name!]!()
       const result: unknown = await command.run?.({ args: args as never, rawArgs: rest, cmd: command })

@@ -5,7 +5,8 @@
  */
 import { readSync } from "node:fs"
 import { LANDLOCK_EXEC } from "./landlock-step.ts"
-import { STANDBY, STANDBY_BECOMES } from "./standby.ts"
+import { STANDBY_BECOMES } from "./standby.ts"
+import { STANDBY } from "./standby-names.ts"
 
 /** Orders longer than this are refused unread: a command line and an environment are far less. */
 const MAX_ORDERS = 1 << 20

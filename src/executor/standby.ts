@@ -16,17 +16,12 @@
 import type { Subprocess } from "bun"
 import { LANDLOCK_EXEC, ONE_THREAD_ENV } from "./landlock-step.ts"
 import { selfCommand } from "./self.ts"
-
-/** The subcommand (hidden from help) that waits for its orders. */
-export const STANDBY = "__standby"
+import { STANDBY, STANDBY_COMMANDS } from "./standby-names.ts"
 
 /** The commands a standby can become (the argv after this clanka's own command starts with one). */
 export const STANDBY_BECOMES: readonly string[] = [LANDLOCK_EXEC, "executor"]
 
 export type StandbyKind = "landlock" | "off"
-
-/** The commands that start one: those run one at a time from a shell or a script, whose start counts. */
-export const STANDBY_COMMANDS: ReadonlySet<string> = new Set(["run", "exec", "tool"])
 
 let waiting: Subprocess<"pipe", "pipe", "pipe"> | undefined
 
