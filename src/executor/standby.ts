@@ -67,16 +67,17 @@ export function takeStandby(argv: readonly string[], env: Record<string, string 
     child.kill("SIGKILL")
     return undefined
   }
-  const defined: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) defined[name] = value
-  child.stdin.write(ordersMessage(argv.slice(self.length), defined))
+  child.stdin.write(ordersMessage(argv.slice(self.length), env))
   child.stdin.flush()
   child.ref()
   return child
 }
 
-/** The orders on the wire: one JSON object after its length in bytes (4, big-endian). */
-export function ordersMessage(argv: readonly string[], env: Record<string, string>): Buffer {
+/**
+ * The orders on the wire: one JSON object after its length in bytes (4, big-endian). A variable
+ * whose value is undefined is left out, as a spawn leaves it out (JSON has no undefined).
+ */
+export function ordersMessage(argv: readonly string[], env: Record<string, string | undefined>): Buffer {
   const body = Buffer.from(JSON.stringify({ argv, env }))
   const header = Buffer.alloc(4)
   header.writeUInt32BE(body.length)
