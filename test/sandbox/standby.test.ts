@@ -1,10 +1,11 @@
 // The standby (src/executor/standby.ts): the executor's process started before its command line is
-// known. What it accepts as orders, what it refuses, that `run` and `exec` use it where it fits and
-// never leave it behind, and that it never holds the agent's environment.
+// known. What it accepts as orders, what it refuses, that `run` and `tool` use it where it fits
+// and never leave it behind, and that it never holds the agent's environment.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ONE_THREAD_ENV } from "../../src/executor/landlock-step.ts"
 import { ordersMessage, standbyKind, startStandby, takeStandby } from "../../src/executor/standby.ts"
 import { selfCommand } from "../../src/executor/self.ts"
 import { BUN, clanka, COMPILED, MAIN } from "../support/cli.ts"
@@ -28,9 +29,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A standby started by hand, as `run` starts it, with the orders in `orders` on its stdin. */
+/** This clanka (COMPILED, or from source) started by hand as a standby, as `run` starts one. */
+function spawnStandby(kind: string) {
+  const argv = [...(COMPILED ? [COMPILED] : selfCommand()), "__standby", kind]
+  return Bun.spawn(argv, { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { ...ONE_THREAD_ENV }, timeout: 20_000 })
+}
+
+/** A standby started by hand with the orders in `orders` on its stdin, then its end. */
 async function standby(orders: Buffer | string, kind = "off") {
-  const child = Bun.spawn([BUN, MAIN, "__standby", kind], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: {}, timeout: 20_000 })
+  const child = spawnStandby(kind)
   child.stdin.write(orders)
   child.stdin.end()
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
@@ -67,7 +74,7 @@ describe("the standby's orders", () => {
   })
 
   test("given the executor's command line, it serves the protocol with the environment of its orders and no other", async () => {
-    const child = Bun.spawn([BUN, MAIN, "__standby", "off"], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: {}, timeout: 20_000 })
+    const child = spawnStandby("off")
     child.stdin.write(ordersMessage(["executor", "-C", dir, "--sandbox", "off"], { PATH: process.env.PATH!, HOME: dir, CLANKA_STANDBY_MARK: "ordered" }))
     const script = `console.log(await bash({ command: "echo $CLANKA_STANDBY_MARK; env | cut -d= -f1 | sort | paste -sd ' '" }))`
     child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "capabilities" }) + "\n")
